@@ -1,0 +1,124 @@
+# rvkvm: see README.md.  'make run' and 'make check' are the entry points.
+
+BUILD      := build
+CACHE      ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rvkvm
+SYSROOT    := $(BUILD)/sysroot
+CROSS      := riscv64-linux-gnu-
+export RVKVM_CACHE := $(CACHE)
+
+WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
+CSTD       := -std=gnu11 -D_GNU_SOURCE -I.
+
+# Native (x86_64) builds of the device cores and helpers for tests.
+# vmm/main.c and vmm/kvm*.c talk to RISC-V KVM and build only for riscv64.
+CORE_SRCS  := $(filter-out vmm/main.c vmm/kvm%.c, \
+		$(wildcard vmm/*.c devices/*.c virtio/*.c))
+SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	      -fno-omit-frame-pointer
+NATIVE_CFLAGS := $(CSTD) $(WARN) -g -O1 $(SAN)
+NATIVE_LIBS := -lcmocka -lfdt -lz -lpthread
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/native/%)
+NATIVE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/native/obj/%.o)
+
+FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+	       -fno-sanitize-recover=all
+
+# riscv64 static builds: libc from Debian 12's cross toolchain, libfdt,
+# zlib and Linux 6.12 uapi headers from the trixie sysroot.
+RV_CC      := $(CROSS)gcc
+RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -static -pthread \
+	      -isystem $(SYSROOT)/usr/include/riscv64-linux-gnu \
+	      -isystem $(SYSROOT)/usr/include
+RV_LDFLAGS := -static -pthread -L$(SYSROOT)/usr/lib/riscv64-linux-gnu
+RV_LIBS    := -lfdt -lz
+LKVM_SRCS  := $(wildcard vmm/*.c devices/*.c virtio/*.c)
+
+.PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
+	fuzz fuzz-check e2e check run clean distclean
+
+all: lkvm kernel images
+
+deps:
+	@scripts/deps.sh
+
+sysroot:
+	@scripts/sysroot.sh
+
+kernel: deps
+	@scripts/kernel.sh
+
+kernel-tree: deps
+	@scripts/kernel.sh --tree-only
+
+# --- riscv64 binaries ---------------------------------------------------
+
+$(BUILD)/riscv64/obj/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(RV_CC) $(RV_CFLAGS) -MMD -c $< -o $@
+
+ifneq ($(wildcard vmm/main.c),)
+lkvm: $(BUILD)/riscv64/lkvm
+$(BUILD)/riscv64/lkvm: $(LKVM_SRCS:%.c=$(BUILD)/riscv64/obj/%.o)
+	$(RV_CC) $(RV_LDFLAGS) $^ $(RV_LIBS) -o $@
+else
+lkvm:
+	@echo "lkvm: no VMM sources yet"
+endif
+
+riscv-tests: $(BUILD)/riscv64/kvm-smoke
+$(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | deps
+	@mkdir -p $(dir $@)
+	$(RV_CC) $(RV_CFLAGS) $^ -o $@
+
+# --- native unit tests and fuzzers ------------------------------------
+
+$(BUILD)/native/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	gcc $(NATIVE_CFLAGS) -MMD -c $< -o $@
+
+$(BUILD)/native/test_%: tests/unit/test_%.c $(NATIVE_OBJS)
+	@mkdir -p $(dir $@)
+	gcc $(NATIVE_CFLAGS) $^ $(NATIVE_LIBS) -o $@
+
+unit: $(UNIT_BINS)
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -MMD -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -lfdt -lz -lpthread -o $@
+
+fuzz-check: $(FUZZ_BINS)
+
+# Long fuzzing: FUZZ_SECONDS per target (default 300).
+fuzz: $(FUZZ_BINS)
+	@scripts/fuzz.sh long $(FUZZ_BINS)
+
+# --- images, tests, run -------------------------------------------------
+
+images: deps
+	@guest-images/mkinitramfs.sh -o $(BUILD)/images/guest-initramfs.cpio.gz
+
+check: deps kernel riscv-tests unit fuzz-check
+	@scripts/check.sh
+
+e2e: deps kernel riscv-tests
+	@scripts/check.sh e2e
+
+run: deps kernel
+	@scripts/run-host.sh
+
+clean:
+	rm -rf $(BUILD)
+
+# Also drop the cached kernel, ccache and sysroot.
+distclean: clean
+	rm -rf $(CACHE)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,91 @@
+#!/bin/bash
+# run-host.sh [options]: boot the emulated RISC-V KVM host in
+# qemu-system-riscv64 (TCG, H extension) with the rvkvm kernel and a host
+# initramfs.
+#
+#   --aia             give the host an AIA (APLIC + IMSIC) instead of a PLIC
+#   --test SCRIPT     run SCRIPT in the host instead of a shell; the exit
+#                     status of run-host.sh is then SCRIPT's exit status
+#   --add SRC:DEST    add a file or directory to the host image (repeatable)
+#   --timeout SEC     kill QEMU after SEC seconds (default 300; 0 = none);
+#                     exit status 124 on timeout
+#   --log FILE        also write the console to FILE
+#   --append ARGS     extra kernel command line arguments
+#   --smp N, --mem M  host CPUs (default 2) and memory (default 2G)
+#
+# Interactive (no --test): the console is on this terminal; Ctrl-A x
+# leaves QEMU.  Exit statuses: the test's own status, 124 timeout, 125 the
+# host stopped without reporting a result, 2 usage or missing build output.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+aia=0 test= timeout=300 log= append= smp=2 mem=2G
+adds=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--aia) aia=1; shift ;;
+	--test) test=$2; shift 2 ;;
+	--add) adds+=(--add "$2"); shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	-h|--help) usage ;;
+	*) echo "run-host: unknown option $1" >&2; usage ;;
+	esac
+done
+
+kernel=$RVKVM_BUILD/kernel/Image
+[ -f "$kernel" ] || { echo "run-host: no kernel at $kernel (run 'make kernel')" >&2; exit 2; }
+[ -z "$test" ] || [ -f "$test" ] || { echo "run-host: no test script $test" >&2; exit 2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rvkvm-host.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+initrd=$work/host-initramfs.cpio.gz
+"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" "${adds[@]}" \
+	${test:+--test "$test"}
+
+machine=virt cpu=rv64 console=ttyS0
+if [ $aia -eq 1 ]; then
+	# With the host console on the UART the host's UART interrupt can
+	# storm on QEMU 7.2's AIA; the SBI console (hvc0) avoids it.
+	machine=virt,aia=aplic-imsic,aia-guests=3
+	cpu=rv64,x-smaia=true,x-ssaia=true
+	console=hvc0
+fi
+cmdline="console=$console earlycon=sbi rvkvm.role=host panic=-1 $append"
+qemu=(qemu-system-riscv64 -M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem"
+	-nographic -no-reboot -kernel "$kernel" -initrd "$initrd"
+	-append "$cmdline")
+
+if [ -z "$test" ]; then
+	echo "run-host: booting the emulated RISC-V KVM host; Ctrl-A x leaves QEMU"
+	exec "${qemu[@]}"
+fi
+
+out=$work/console.log
+t0=$(date +%s)
+status=0
+# No stdin for tests; the console goes to our stdout and the log.
+timeout_cmd=()
+[ "$timeout" -gt 0 ] && timeout_cmd=(timeout -k 5 "$timeout")
+"${timeout_cmd[@]}" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$out" || status=$?
+[ -n "$log" ] && cp "$out" "$log"
+elapsed=$(($(date +%s) - t0))
+if [ $status -eq 124 ] || [ $status -eq 137 ]; then
+	echo "run-host: timed out after ${timeout} s" >&2
+	exit 124
+fi
+result=$(sed -n 's/^.*rvkvm-host-result: \([0-9]*\).*$/\1/p' "$out" | tail -1)
+if [ -z "$result" ]; then
+	echo "run-host: the host stopped after ${elapsed} s without reporting a result" >&2
+	exit 125
+fi
+echo "run-host: test exited with status $result after ${elapsed} s"
+exit "$result"

@@ -1,0 +1,107 @@
+#!/bin/bash
+# sysroot.sh [--update-pins]: build the riscv64 sysroot from Debian trixie
+# riscv64 packages listed, with pinned versions, in scripts/riscv64-packages.txt.
+#
+# apt runs with a private state directory under $RVKVM_CACHE/apt, so the
+# machine's own apt configuration is never touched.  The mirror is the one
+# the machine's apt sources already use.  The sysroot is cached under
+# $RVKVM_CACHE/sysroot/<hash of the package list> and linked as build/sysroot.
+# --update-pins rewrites the list with the versions the mirror has now.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+list=$RVKVM_TOP/scripts/riscv64-packages.txt
+suite=trixie
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# The URI of the machine's Debian main archive (the one serving its own
+# release), from deb822 .sources files or one-line sources.list entries.
+debian_mirror() {
+	local codename
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	{
+		cat /etc/apt/sources.list.d/*.sources 2>/dev/null
+		echo
+	} | awk -v c="$codename" '
+		/^URIs:/ { uri = $2 }
+		/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == c) ok = 1 }
+		/^[[:space:]]*$/ { if (ok && uri) { print uri; exit } uri = ""; ok = 0 }'
+	grep -hE '^deb[[:space:]]' /etc/apt/sources.list \
+		/etc/apt/sources.list.d/*.list 2>/dev/null |
+		sed -E 's/\[[^]]*\]//' |
+		awk -v c="$codename" '$3 == c { print $2 }' || true
+}
+
+mirror=$(debian_mirror | head -1 || true)
+[ -n "$mirror" ] || die "cannot find the machine's Debian mirror in /etc/apt/sources.list*"
+
+apt_dir=$RVKVM_CACHE/apt
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+echo "deb [arch=riscv64 signed-by=$keyring] $mirror $suite main" >"$apt_dir/sources.list"
+apt_opts=(-q -oAPT::Architecture=riscv64 -oAPT::Architectures=riscv64
+	-oDir::State::Lists="$apt_dir/lists" -oDir::State::status=/dev/null
+	-oDir::Etc::SourceList="$apt_dir/sources.list" -oDir::Etc::SourceParts=/dev/null
+	-oDir::Cache="$apt_dir/cache" -oDebug::NoLocking=1)
+
+apt_update() {
+	stage "sysroot: apt-get update ($suite riscv64)"
+	apt-get "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 ||
+		{ cat "$apt_dir/update.log" >&2; die "apt-get update for $suite riscv64 failed"; }
+	stage_done
+}
+
+packages() {
+	grep -v '^[[:space:]]*\(#\|$\)' "$list"
+}
+
+if [ "${1:-}" = --update-pins ]; then
+	apt_update
+	tmp=$(mktemp)
+	grep '^#' "$list" >"$tmp"
+	packages | while read -r pkg _; do
+		ver=$(apt-cache "${apt_opts[@]}" policy "$pkg" | awk '/Candidate:/ { print $2 }')
+		[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "package $pkg not found in $suite riscv64"
+		printf '%s %s\n' "$pkg" "$ver"
+	done >>"$tmp"
+	mv "$tmp" "$list"
+	echo "sysroot: pins updated in ${list#"$RVKVM_TOP"/}"
+	exit 0
+fi
+
+hash=$(hash_inputs "$list" "$0")
+root=$RVKVM_CACHE/sysroot/$hash
+mkdir -p "$RVKVM_BUILD"
+if [ -f "$root/.complete" ]; then
+	echo "sysroot: package list unchanged (hash $hash): reusing cached sysroot"
+	ln -sfn "$root" "$RVKVM_BUILD/sysroot"
+	exit 0
+fi
+
+apt_update
+stage "sysroot: download and unpack $(packages | wc -l) packages"
+rm -rf "$root.tmp" && mkdir -p "$root.tmp"
+packages | while read -r pkg ver; do
+	deb=$(ls "$apt_dir/cache/archives/${pkg}_"*.deb 2>/dev/null | head -1 || true)
+	if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$ver" ]; then
+		if ! (cd "$apt_dir/cache/archives" &&
+		      apt-get "${apt_opts[@]}" download "$pkg=$ver" >"$apt_dir/download.log" 2>&1); then
+			cat "$apt_dir/download.log" >&2
+			avail=$(apt-cache "${apt_opts[@]}" policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+			die "download of $pkg $ver failed (mirror offers ${avail:-nothing}; 'scripts/sysroot.sh --update-pins' re-pins)"
+		fi
+		deb=$(ls "$apt_dir/cache/archives/${pkg}_"*.deb | head -1)
+	fi
+	dpkg-deb -x "$deb" "$root.tmp"
+	echo "  $pkg $ver"
+done
+# Absolute symlinks inside the packages would point into the build machine:
+# make them relative.
+find "$root.tmp" -type l -lname '/*' | while read -r l; do
+	rel=$(realpath -m --relative-to="$(dirname "$l")" "$root.tmp$(readlink "$l")")
+	ln -sfn "$rel" "$l"
+done
+stage_done
+touch "$root.tmp/.complete"
+rm -rf "$root" && mv "$root.tmp" "$root"
+ln -sfn "$root" "$RVKVM_BUILD/sysroot"
+echo "sysroot: $RVKVM_BUILD/sysroot -> $root"

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Tests of the kernel build machinery on fixtures: the quilt series
+# application (success, and the failure naming the patch) and the check that
+# every option of a Kconfig fragment reached the final .config.
+# Prints "PASS name" / "FAIL name" lines.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+fx=$top/tests/kernel/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+t() {
+	local name=$1
+	shift
+	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fi
+}
+
+# A good series applies in order.
+cp -r "$fx/tree" "$tmp/good"
+"$top/scripts/apply-patches.sh" "$tmp/good" "$fx/good" >"$tmp/good.out" 2>&1
+t quilt-series-applies test $? -eq 0
+t quilt-series-result diff -u <(printf 'line one\nline 2\nline three\nline four\n') "$tmp/good/hello.txt"
+t quilt-reports-applied grep -q '^applied 0002-four.patch$' "$tmp/good.out"
+
+# A patch that does not apply stops the build and is named.
+cp -r "$fx/tree" "$tmp/bad"
+"$top/scripts/apply-patches.sh" "$tmp/bad" "$fx/bad" >"$tmp/bad.out" 2>&1
+t quilt-bad-patch-fails test $? -eq 1
+t quilt-bad-patch-named grep -q "^error: patch 0002-stale.patch does not apply" "$tmp/bad.out"
+t quilt-bad-patch-leaves-earlier grep -qx 'line 2' "$tmp/bad/hello.txt"
+
+# An empty series is fine.
+mkdir -p "$tmp/empty-series" && : >"$tmp/empty-series/series"
+cp -r "$fx/tree" "$tmp/empty"
+t quilt-empty-series "$top/scripts/apply-patches.sh" "$tmp/empty" "$tmp/empty-series"
+
+# Kconfig fragment verification.
+t config-check-ok "$top/scripts/check-config.sh" "$fx/dotconfig-ok" "$fx/wanted.config"
+"$top/scripts/check-config.sh" "$fx/dotconfig-bad" "$fx/wanted.config" >"$tmp/cfg.out" 2>&1
+t config-check-fails test $? -eq 1
+t config-check-names-dropped grep -q "CONFIG_A: fragment wants 'CONFIG_A=y', .config has '<absent>'" "$tmp/cfg.out"
+t config-check-names-unset grep -q "CONFIG_B: fragment wants '# CONFIG_B is not set', .config has 'CONFIG_B=y'" "$tmp/cfg.out"
+t config-check-names-value grep -q "CONFIG_C: fragment wants 'CONFIG_C=\"text\"'" "$tmp/cfg.out"

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The VM configuration: filled by the command line (vmm/cli.c), read by the
+ * boot steps.  Data flows one way: CLI -> config -> boot steps.
+ */
+#ifndef RVKVM_CONFIG_H
+#define RVKVM_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "isa.h"
+
+enum console_type {
+	CONSOLE_SERIAL,	/* 8250 UART, console=ttyS0 */
+	CONSOLE_HV,	/* SBI console (v0.1 putchar/getchar, DBCN), hvc0 */
+	CONSOLE_VIRTIO,	/* virtio-console, hvc0 (not supported yet) */
+};
+
+#define CONFIG_MAX_CPUS 32
+#define CONFIG_CMDLINE_MAX 4096
+
+struct vm_config {
+	const char *kernel;
+	const char *initrd;
+	const char *params;	/* -p as given */
+	const char *name;	/* default guest-<pid> */
+	const char *dump_dtb;
+	const char *dev;	/* default /dev/kvm */
+	const char *hugetlbfs;
+	uint64_t ram_size;	/* bytes */
+	unsigned int nr_cpus;
+	enum console_type console;
+	bool nodefaults;
+	bool debug;
+	int loglevel;		/* enum log_level */
+
+	/* Extensions the user asked to disable, by KVM id (see isa.h). */
+	uint64_t disable_isa[ISA_EXT_WORDS];
+	uint64_t disable_sbi;
+
+	bool set_mvendorid, set_marchid, set_mimpid;
+	uint64_t mvendorid, marchid, mimpid;
+
+	/* The guest kernel command line, assembled from defaults and -p. */
+	char cmdline[CONFIG_CMDLINE_MAX];
+
+	/* Storage behind name when it is the default guest-<pid>. */
+	char default_name[32];
+};
+
+#endif
