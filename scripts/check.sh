@@ -64,7 +64,10 @@ suite_fuzz() {
 		[ -x "$f" ] || continue
 		name=${f##*/fuzz_}
 		corpus=tests/fuzz/corpus/$name
-		if "$f" -runs="$runs" -seed=1 "$corpus" >"$logs/fuzz-$name.log" 2>&1; then
+		# New inputs go to the first directory: keep the seeds clean.
+		mkdir -p "$RVKVM_BUILD/check/corpus-$name"
+		if "$f" -runs="$runs" -seed=1 "$RVKVM_BUILD/check/corpus-$name" \
+			"$corpus" >"$logs/fuzz-$name.log" 2>&1; then
 			record PASS "fuzz/$name"
 		else
 			record FAIL "fuzz/$name" "see $logs/fuzz-$name.log"

@@ -7,6 +7,10 @@
 #   --test SCRIPT     run SCRIPT in the host instead of a shell; the exit
 #                     status of run-host.sh is then SCRIPT's exit status
 #   --add SRC:DEST    add a file or directory to the host image (repeatable)
+#   --lkvm            add lkvm (/rvkvm/lkvm), the kernel (/rvkvm/Image) and a
+#                     guest initramfs with a shell (/rvkvm/guest.cpio.gz)
+#   --guest-test S    also add a guest initramfs that runs script S
+#                     (/rvkvm/guest-test.cpio.gz); implies --lkvm
 #   --timeout SEC     kill QEMU after SEC seconds (default 300; 0 = none);
 #                     exit status 124 on timeout
 #   --log FILE        also write the console to FILE
@@ -20,17 +24,19 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
+	sed -n '2,24s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
-aia=0 test= timeout=300 log= append= smp=2 mem=2G
+aia=0 lkvm=0 guest_test= test= timeout=300 log= append= smp=2 mem=2G
 adds=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--aia) aia=1; shift ;;
 	--test) test=$2; shift 2 ;;
 	--add) adds+=(--add "$2"); shift 2 ;;
+	--lkvm) lkvm=1; shift ;;
+	--guest-test) lkvm=1; guest_test=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
@@ -48,6 +54,18 @@ kernel=$RVKVM_BUILD/kernel/Image
 work=$(mktemp -d "${TMPDIR:-/tmp}/rvkvm-host.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 initrd=$work/host-initramfs.cpio.gz
+if [ $lkvm -eq 1 ]; then
+	lkvm_bin=$RVKVM_BUILD/riscv64/lkvm
+	[ -x "$lkvm_bin" ] || { echo "run-host: no lkvm at $lkvm_bin (run 'make lkvm')" >&2; exit 2; }
+	"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$work/guest.cpio.gz"
+	adds+=(--add "$lkvm_bin:/rvkvm/lkvm" --add "$kernel:/rvkvm/Image"
+		--add "$work/guest.cpio.gz:/rvkvm/guest.cpio.gz")
+fi
+if [ -n "$guest_test" ]; then
+	"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$work/guest-test.cpio.gz" \
+		--test "$guest_test"
+	adds+=(--add "$work/guest-test.cpio.gz:/rvkvm/guest-test.cpio.gz")
+fi
 "$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" "${adds[@]}" \
 	${test:+--test "$test"}
 

@@ -1,0 +1,996 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <ctype.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "vmm/cli.h"
+#include "vmm/isa.h"
+#include "vmm/layout.h"
+#include "vmm/log.h"
+
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define MAX_ARGS 32
+
+/* One cli_parse() call: its result, the config and what it printed. */
+struct res {
+	int ret;
+	struct vm_config cfg;
+	char *out, *err;
+	size_t out_len, err_len;
+};
+
+static const struct cli_host host_4cpu_1g = {
+	.online_cpus = 4, .mem_bytes = GiB, .pid = 1234,
+};
+
+static struct res *parse_argv(const struct cli_host *host, int argc,
+			      char **argv)
+{
+	struct res *r = test_calloc(1, sizeof(*r));
+	FILE *out, *err;
+
+	assert_non_null(r);
+	out = open_memstream(&r->out, &r->out_len);
+	err = open_memstream(&r->err, &r->err_len);
+	assert_non_null(out);
+	assert_non_null(err);
+	/* Garbage first: cli_parse() must set every field it hands back. */
+	memset(&r->cfg, 0xa5, sizeof(r->cfg));
+	r->ret = cli_parse(argc, argv, host, &r->cfg, out, err);
+	fclose(out);
+	fclose(err);
+	return r;
+}
+
+/* "lkvm" + the NULL-terminated arguments, on @host. */
+static struct res *parse_on(const struct cli_host *host, const char *a, ...)
+{
+	char *argv[MAX_ARGS + 1] = { (char *)"lkvm" };
+	int argc = 1;
+	va_list ap;
+
+	va_start(ap, a);
+	for (const char *s = a; s; s = va_arg(ap, const char *)) {
+		assert_true(argc < MAX_ARGS);
+		argv[argc++] = (char *)s;
+	}
+	va_end(ap);
+	return parse_argv(host, argc, argv);
+}
+
+#define parse(...) parse_on(&host_4cpu_1g, __VA_ARGS__, NULL)
+
+static void res_free(struct res *r)
+{
+	free(r->out);
+	free(r->err);
+	test_free(r);
+}
+
+/* A usage error with exactly this message and nothing on out. */
+static void expect_error(struct res *r, const char *msg)
+{
+	char line[600];
+
+	snprintf(line, sizeof(line), "lkvm: error: %s\n", msg);
+	assert_int_equal(r->ret, -EINVAL);
+	assert_string_equal(r->err, line);
+	assert_int_equal(r->out_len, 0);
+	res_free(r);
+}
+
+/* Parsed fine for a run, nothing printed; the caller frees. */
+static struct res *expect_run(struct res *r)
+{
+	assert_string_equal(r->err, "");
+	assert_string_equal(r->out, "");
+	assert_int_equal(r->ret, CLI_RUN);
+	return r;
+}
+
+/* --- cli_parse_size / cli_parse_u64 ------------------------------------ */
+
+static void size_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 0xdead;
+
+	assert_int_equal(cli_parse_size(s, &v), 0);
+	assert_int_equal(v, want);
+}
+
+static void size_bad(const char *s, int want)
+{
+	uint64_t v = 0xdead;
+
+	assert_int_equal(cli_parse_size(s, &v), want);
+	assert_int_equal(v, 0xdead);
+}
+
+static void test_size_suffixes(void **state)
+{
+	(void)state;
+	size_ok("256", 256 * MiB);
+	size_ok("0", 0);
+	size_ok("1", MiB);
+	size_ok("512K", 512 << 10);
+	size_ok("512k", 512 << 10);
+	size_ok("3M", 3 * MiB);
+	size_ok("3m", 3 * MiB);
+	size_ok("2G", 2 * GiB);
+	size_ok("2g", 2 * GiB);
+	size_ok("1T", 1ULL << 40);
+	size_ok("1t", 1ULL << 40);
+	size_ok("007", 7 * MiB);
+	/* The largest value that fits: 2^44 - 1 MiB. */
+	size_ok("17592186044415", 17592186044415ULL * MiB);
+}
+
+static void test_size_junk(void **state)
+{
+	(void)state;
+	size_bad("", -EINVAL);
+	size_bad("M", -EINVAL);
+	size_bad("abc", -EINVAL);
+	size_bad("12abc", -EINVAL);
+	size_bad("1GB", -EINVAL);
+	size_bad("1MiB", -EINVAL);
+	size_bad("1.5G", -EINVAL);
+	size_bad(" 1", -EINVAL);
+	size_bad("1 ", -EINVAL);
+	size_bad("-1", -EINVAL);
+	size_bad("+1", -EINVAL);
+	size_bad("0x10", -EINVAL);
+	size_bad("1P", -EINVAL);
+	size_bad("1GG", -EINVAL);
+}
+
+static void test_size_overflow(void **state)
+{
+	(void)state;
+	size_bad("99999999999T", -ERANGE);
+	size_bad("17592186044416", -ERANGE);		/* 2^64 bytes */
+	size_bad("16777216T", -ERANGE);			/* 2^64 bytes */
+	size_bad("18446744073709551616", -ERANGE);	/* 2^64 MiB */
+	size_bad("99999999999999999999999999K", -ERANGE);
+	size_ok("16777215T", 16777215ULL << 40);
+}
+
+static void u64_ok(const char *s, uint64_t want)
+{
+	uint64_t v = 0xdead;
+
+	assert_int_equal(cli_parse_u64(s, &v), 0);
+	assert_int_equal(v, want);
+}
+
+static void u64_bad(const char *s, int want)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(cli_parse_u64(s, &v), want);
+}
+
+static void test_parse_u64(void **state)
+{
+	(void)state;
+	u64_ok("0", 0);
+	u64_ok("42", 42);
+	u64_ok("010", 10);	/* decimal, not octal */
+	u64_ok("0x10", 16);
+	u64_ok("0XfF", 255);
+	u64_ok("18446744073709551615", UINT64_MAX);
+	u64_ok("0xffffffffffffffff", UINT64_MAX);
+	u64_bad("18446744073709551616", -ERANGE);
+	u64_bad("0x10000000000000000", -ERANGE);
+	u64_bad("", -EINVAL);
+	u64_bad("0x", -EINVAL);
+	u64_bad("x1", -EINVAL);
+	u64_bad("-1", -EINVAL);
+	u64_bad("+1", -EINVAL);
+	u64_bad(" 1", -EINVAL);
+	u64_bad("1 ", -EINVAL);
+	u64_bad("0x-1", -EINVAL);
+	u64_bad("0x0x1", -EINVAL);
+	u64_bad("12z", -EINVAL);
+}
+
+/* --- -m and -c --------------------------------------------------------- */
+
+static void mem_ok(const char *arg, uint64_t want)
+{
+	const struct cli_host big = { 4, 1ULL << 40, 1 };
+	struct res *r = expect_run(parse_on(&big, "run", "-m", arg, "Image",
+					    NULL));
+
+	assert_int_equal(r->cfg.ram_size, want);
+	res_free(r);
+}
+
+static void test_mem_limits(void **state)
+{
+	(void)state;
+	mem_ok("16", 16 * MiB);
+	mem_ok("16384K", 16 * MiB);
+	mem_ok("18", 18 * MiB);
+	mem_ok("1g", GiB);
+	assert_int_equal(LAYOUT_RAM_MAX, 512 * GiB);	/* --help says so */
+	mem_ok("512G", 512 * GiB);
+	mem_ok("524288", 512 * GiB);
+	expect_error(parse("run", "-m", "14", "Image"),
+		     "memory size '14' is below the minimum of 16 MiB");
+	expect_error(parse("run", "-m", "0", "Image"),
+		     "memory size '0' is below the minimum of 16 MiB");
+	expect_error(parse("run", "-m", "0G", "Image"),
+		     "memory size '0G' is below the minimum of 16 MiB");
+	expect_error(parse("run", "-m", "524290", "Image"),
+		     "memory size '524290' is above the maximum of 512 GiB");
+	expect_error(parse("run", "-m", "1T", "Image"),
+		     "memory size '1T' is above the maximum of 512 GiB");
+	expect_error(parse("run", "-m", "99999999999T", "Image"),
+		     "memory size '99999999999T' is above the maximum of 512 GiB");
+	expect_error(parse("run", "-m", "17", "Image"),
+		     "memory size '17' is not a multiple of 2 MiB");
+	expect_error(parse("run", "-m", "16385K", "Image"),
+		     "memory size '16385K' is not a multiple of 2 MiB");
+	expect_error(parse("run", "-m", "abc", "Image"),
+		     "invalid memory size 'abc' (expected SIZE[KMGT]; a bare number is MiB)");
+	expect_error(parse("run", "--mem=256MB", "Image"),
+		     "invalid memory size '256MB' (expected SIZE[KMGT]; a bare number is MiB)");
+	expect_error(parse("run", "-m", "", "Image"),
+		     "invalid memory size '' (expected SIZE[KMGT]; a bare number is MiB)");
+}
+
+static void test_mem_above_host_warns(void **state)
+{
+	struct res *r = parse("run", "-m", "2G", "Image");
+
+	(void)state;
+	assert_int_equal(r->ret, CLI_RUN);
+	assert_int_equal(r->cfg.ram_size, 2 * GiB);
+	assert_string_equal(r->err,
+		"lkvm: warning: guest RAM 2048 MiB exceeds host RAM 1024 MiB\n");
+	res_free(r);
+}
+
+static void cpus_ok(const char *arg, unsigned int want)
+{
+	struct res *r = expect_run(parse("run", "-c", arg, "Image"));
+
+	assert_int_equal(r->cfg.nr_cpus, want);
+	res_free(r);
+}
+
+static void test_cpus_bounds(void **state)
+{
+	(void)state;
+	cpus_ok("1", 1);
+	cpus_ok("32", CONFIG_MAX_CPUS);
+	cpus_ok("0x8", 8);
+	expect_error(parse("run", "-c", "0", "Image"),
+		     "invalid number of CPUs '0' (expected 1..32)");
+	expect_error(parse("run", "-c", "33", "Image"),
+		     "invalid number of CPUs '33' (expected 1..32)");
+	expect_error(parse("run", "--cpus=-1", "Image"),
+		     "invalid number of CPUs '-1' (expected 1..32)");
+	expect_error(parse("run", "-c", "two", "Image"),
+		     "invalid number of CPUs 'two' (expected 1..32)");
+	expect_error(parse("run", "-c", "4294967297", "Image"),
+		     "invalid number of CPUs '4294967297' (expected 1..32)");
+}
+
+/* --- defaults ---------------------------------------------------------- */
+
+static void test_defaults(void **state)
+{
+	struct res *r = expect_run(parse("run", "Image"));
+	const struct vm_config *c = &r->cfg;
+
+	(void)state;
+	assert_string_equal(c->kernel, "Image");
+	assert_null(c->initrd);
+	assert_null(c->params);
+	assert_null(c->dump_dtb);
+	assert_null(c->hugetlbfs);
+	assert_int_equal(c->nr_cpus, 4);
+	assert_int_equal(c->ram_size, 448 * MiB);	/* 64M * (4 + 3) */
+	assert_string_equal(c->name, "guest-1234");
+	assert_string_equal(c->dev, "/dev/kvm");
+	assert_int_equal(c->console, CONSOLE_SERIAL);
+	assert_int_equal(c->loglevel, LOG_WARN);
+	assert_false(c->debug);
+	assert_false(c->nodefaults);
+	assert_int_equal(c->disable_isa[0], 0);
+	assert_int_equal(c->disable_sbi, 0);
+	assert_false(c->set_mvendorid);
+	assert_false(c->set_marchid);
+	assert_false(c->set_mimpid);
+	assert_string_equal(c->cmdline, "console=ttyS0");
+	res_free(r);
+}
+
+static void test_defaults_host_caps(void **state)
+{
+	const struct cli_host big = { 64, GiB, 7 };
+	const struct cli_host small = { 4, 256 * MiB, 7 };
+	const struct cli_host unknown = { 0, 0, -1 };
+	struct res *r;
+
+	(void)state;
+	/* 32 vCPUs want 2240M; 80% of 1G rounded down to 2M is 818M. */
+	r = expect_run(parse_on(&big, "run", "Image", NULL));
+	assert_int_equal(r->cfg.nr_cpus, CONFIG_MAX_CPUS);
+	assert_int_equal(r->cfg.ram_size, 818 * MiB);
+	assert_string_equal(r->cfg.name, "guest-7");
+	res_free(r);
+
+	/* 448M wanted, 80% of 256M = 204.8M -> 204M. */
+	r = expect_run(parse_on(&small, "run", "Image", NULL));
+	assert_int_equal(r->cfg.ram_size, 204 * MiB);
+	res_free(r);
+
+	/* Unknown host: 1 vCPU and an uncapped 256M. */
+	r = expect_run(parse_on(&unknown, "run", "Image", NULL));
+	assert_int_equal(r->cfg.nr_cpus, 1);
+	assert_int_equal(r->cfg.ram_size, 256 * MiB);
+	assert_string_equal(r->cfg.name, "guest--1");
+	res_free(r);
+
+	/* -c moves the default memory. */
+	r = expect_run(parse("run", "-c", "1", "Image"));
+	assert_int_equal(r->cfg.ram_size, 256 * MiB);
+	res_free(r);
+}
+
+static void test_default_mem(void **state)
+{
+	(void)state;
+	assert_int_equal(cli_default_mem(4, GiB), 448 * MiB);
+	assert_int_equal(cli_default_mem(1, 0), 256 * MiB);
+	assert_int_equal(cli_default_mem(32, 0), 2240 * MiB);
+	assert_int_equal(cli_default_mem(4, 256 * MiB), 204 * MiB);
+	/* Never below the 16M minimum, even on a tiny host. */
+	assert_int_equal(cli_default_mem(4, 10 * MiB), 16 * MiB);
+	/* 80% of 3M is 2.4M -> 2M, then the minimum. */
+	assert_int_equal(cli_default_mem(1, 3 * MiB), 16 * MiB);
+	/* Exactly at the cap: 80% of 560M = 448M. */
+	assert_int_equal(cli_default_mem(4, 560 * MiB), 448 * MiB);
+	assert_int_equal(cli_default_mem(UINT32_MAX, 0), LAYOUT_RAM_MAX);
+}
+
+static void test_host_probe(void **state)
+{
+	struct cli_host h = { 0, 0, 0 };
+
+	(void)state;
+	cli_host_probe(&h);
+	assert_true(h.online_cpus >= 1);
+	assert_true(h.mem_bytes >= 16 * MiB);
+	assert_int_equal(h.pid, getpid());
+}
+
+/* --- the kernel command line ------------------------------------------- */
+
+static void cmdline_is(struct res *r, const char *want)
+{
+	expect_run(r);
+	assert_string_equal(r->cfg.cmdline, want);
+	res_free(r);
+}
+
+static void test_cmdline(void **state)
+{
+	(void)state;
+	cmdline_is(parse("run", "-p", "root=/dev/vda rw", "Image"),
+		   "console=ttyS0 root=/dev/vda rw");
+	cmdline_is(parse("run", "--console", "hv", "-p", "quiet", "Image"),
+		   "console=hvc0 quiet");
+	cmdline_is(parse("run", "--console=hv", "Image"), "console=hvc0");
+	cmdline_is(parse("run", "--console=serial", "Image"),
+		   "console=ttyS0");
+	cmdline_is(parse("run", "--nodefaults", "-p", "quiet", "Image"),
+		   "quiet");
+	cmdline_is(parse("run", "--nodefaults", "--console=hv", "Image"), "");
+	cmdline_is(parse("run", "-p", "", "Image"), "console=ttyS0");
+	cmdline_is(parse("run", "-p", "a", "-p", "b", "Image"),
+		   "console=ttyS0 b");
+}
+
+static void test_cmdline_too_long(void **state)
+{
+	size_t fits = CONFIG_CMDLINE_MAX - 1 - strlen("console=ttyS0 ");
+	char *p = test_malloc(CONFIG_CMDLINE_MAX + 1);
+	struct res *r;
+
+	(void)state;
+	memset(p, 'x', fits);
+	p[fits] = '\0';
+	r = expect_run(parse("run", "-p", p, "Image"));
+	assert_int_equal(strlen(r->cfg.cmdline), CONFIG_CMDLINE_MAX - 1);
+	res_free(r);
+
+	p[fits] = 'x';
+	p[fits + 1] = '\0';
+	r = parse("run", "-p", p, "Image");
+	assert_string_equal(r->cfg.cmdline, "");
+	expect_error(r, "kernel command line is too long (more than 4095 bytes)");
+
+	/* Without the default, all of it is ours. */
+	memset(p, 'y', CONFIG_CMDLINE_MAX - 1);
+	p[CONFIG_CMDLINE_MAX - 1] = '\0';
+	r = expect_run(parse("run", "--nodefaults", "-p", p, "Image"));
+	assert_string_equal(r->cfg.cmdline, p);
+	res_free(r);
+	p[CONFIG_CMDLINE_MAX - 1] = 'y';
+	p[CONFIG_CMDLINE_MAX] = '\0';
+	expect_error(parse("run", "--nodefaults", "-p", p, "Image"),
+		     "kernel command line is too long (more than 4095 bytes)");
+	test_free(p);
+}
+
+/* --- option syntax ----------------------------------------------------- */
+
+static void test_option_forms(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "--mem=256", "--cpus=2", "--kernel=K",
+			     "--name=vm", "--params=a=b c", "--initrd=I",
+			     "--dump-dtb=D", "--dev=/dev/x", "--hugetlbfs=/h"));
+	assert_int_equal(r->cfg.ram_size, 256 * MiB);
+	assert_int_equal(r->cfg.nr_cpus, 2);
+	assert_string_equal(r->cfg.kernel, "K");
+	assert_string_equal(r->cfg.name, "vm");
+	assert_string_equal(r->cfg.params, "a=b c");
+	assert_string_equal(r->cfg.initrd, "I");
+	assert_string_equal(r->cfg.dump_dtb, "D");
+	assert_string_equal(r->cfg.dev, "/dev/x");
+	assert_string_equal(r->cfg.hugetlbfs, "/h");
+	assert_string_equal(r->cfg.cmdline, "console=ttyS0 a=b c");
+	res_free(r);
+
+	r = expect_run(parse("run", "-m256", "-c2", "-kK", "-iI", "-px"));
+	assert_int_equal(r->cfg.ram_size, 256 * MiB);
+	assert_int_equal(r->cfg.nr_cpus, 2);
+	assert_string_equal(r->cfg.kernel, "K");
+	assert_string_equal(r->cfg.initrd, "I");
+	assert_string_equal(r->cfg.params, "x");
+	res_free(r);
+
+	r = expect_run(parse("run", "-m", "256", "-c", "2", "-k", "K", "-i",
+			     "I", "-p", "-x", "--name", "--vm"));
+	assert_int_equal(r->cfg.ram_size, 256 * MiB);
+	assert_string_equal(r->cfg.params, "-x");	/* taken as is */
+	assert_string_equal(r->cfg.name, "--vm");
+	res_free(r);
+}
+
+static void test_last_wins(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "-m", "256", "--mem=512", "-c", "1",
+			     "-c3", "--name", "a", "--name=b", "--console",
+			     "hv", "--console", "serial", "-k", "A", "-kB",
+			     "--loglevel", "error", "--loglevel=info"));
+	assert_int_equal(r->cfg.ram_size, 512 * MiB);
+	assert_int_equal(r->cfg.nr_cpus, 3);
+	assert_string_equal(r->cfg.name, "b");
+	assert_int_equal(r->cfg.console, CONSOLE_SERIAL);
+	assert_string_equal(r->cfg.kernel, "B");
+	assert_int_equal(r->cfg.loglevel, LOG_INFO);
+	res_free(r);
+}
+
+static void test_positional_kernel(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "-m", "256", "Image", "-c", "2"));
+	assert_string_equal(r->cfg.kernel, "Image");
+	assert_int_equal(r->cfg.nr_cpus, 2);
+	res_free(r);
+
+	r = expect_run(parse("run", "A", "-k", "B"));
+	assert_string_equal(r->cfg.kernel, "B");
+	res_free(r);
+
+	r = expect_run(parse("run", "-c", "1", "--", "-Image"));
+	assert_string_equal(r->cfg.kernel, "-Image");
+	res_free(r);
+
+	r = expect_run(parse("run", "-"));
+	assert_string_equal(r->cfg.kernel, "-");
+	res_free(r);
+
+	expect_error(parse("run", "A", "B"),
+		     "unexpected argument 'B' (the kernel is already 'A')");
+	expect_error(parse("run", "-k", "A", "B"),
+		     "unexpected argument 'B' (the kernel is already 'A')");
+	expect_error(parse("run", "--", "A", "--"),
+		     "unexpected argument '--' (the kernel is already 'A')");
+	expect_error(parse("run", ""), "empty kernel file name");
+	expect_error(parse("run", "-m", "256"), "no kernel given (-k FILE)");
+	expect_error(parse("run"), "no kernel given (-k FILE)");
+	expect_error(parse("run", "--kernel="),
+		     "option '--kernel' requires a non-empty argument");
+	expect_error(parse("run", "-k", "", "Image"),
+		     "option '-k' requires a non-empty argument");
+	expect_error(parse("run", "--name", "", "Image"),
+		     "option '--name' requires a non-empty argument");
+}
+
+static void test_unknown_option(void **state)
+{
+	(void)state;
+	expect_error(parse("run", "--foo", "Image"),
+		     "unknown option '--foo' (see 'lkvm run --help')");
+	expect_error(parse("run", "Image", "--foo=bar"),
+		     "unknown option '--foo' (see 'lkvm run --help')");
+	expect_error(parse("run", "-x", "Image"),
+		     "unknown option '-x' (see 'lkvm run --help')");
+	expect_error(parse("run", "-hx"),
+		     "unknown option '-hx' (see 'lkvm run --help')");
+	expect_error(parse("run", "--"),
+		     "no kernel given (-k FILE)");
+	expect_error(parse("run", "---mem", "256"),
+		     "unknown option '---mem' (see 'lkvm run --help')");
+	expect_error(parse("run", "--me", "256"),	/* no abbreviations */
+		     "unknown option '--me' (see 'lkvm run --help')");
+	expect_error(parse("run", "--=x"),
+		     "unknown option '--' (see 'lkvm run --help')");
+	/* Control characters do not break the one line. */
+	expect_error(parse("run", "--fo\no"),
+		     "unknown option '--fo?o' (see 'lkvm run --help')");
+	/* Parsing stops at the first error. */
+	expect_error(parse("run", "--foo", "--help"),
+		     "unknown option '--foo' (see 'lkvm run --help')");
+}
+
+static void test_missing_argument(void **state)
+{
+	(void)state;
+	expect_error(parse("run", "Image", "-m"),
+		     "option '-m' requires an argument (SIZE)");
+	expect_error(parse("run", "Image", "--mem"),
+		     "option '--mem' requires an argument (SIZE)");
+	expect_error(parse("run", "--kernel"),
+		     "option '--kernel' requires an argument (FILE)");
+	expect_error(parse("run", "Image", "--name"),
+		     "option '--name' requires an argument (NAME)");
+	expect_error(parse("run", "Image", "-c"),
+		     "option '-c' requires an argument (N)");
+	expect_error(parse("run", "Image", "--custom-marchid"),
+		     "option '--custom-marchid' requires an argument (N)");
+	expect_error(parse("run", "Image", "--nodefaults=1"),
+		     "option '--nodefaults' takes no argument");
+	expect_error(parse("run", "Image", "--debug="),
+		     "option '--debug' takes no argument");
+	expect_error(parse("run", "Image", "--disable-sstc=1"),
+		     "option '--disable-sstc' takes no argument");
+}
+
+static void test_not_supported_yet(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	expect_error(parse("run", "-d", "disk.img", "Image"),
+		     "--disk is not supported yet");
+	expect_error(parse("run", "--disk=disk.img", "Image"),
+		     "--disk is not supported yet");
+	expect_error(parse("run", "-n", "mode=tap", "Image"),
+		     "--network is not supported yet");
+	expect_error(parse("run", "--network", "none", "Image"),
+		     "--network is not supported yet");
+	expect_error(parse("run", "--rng", "Image"),
+		     "--rng is not supported yet");
+	expect_error(parse("run", "--console", "virtio", "Image"),
+		     "--console virtio is not supported yet");
+	expect_error(parse("run", "--virtio-transport", "pci", "Image"),
+		     "--virtio-transport pci is not supported yet");
+	expect_error(parse("run", "--virtio-transport=pci-legacy", "Image"),
+		     "--virtio-transport pci-legacy is not supported yet");
+	expect_error(parse("run", "--virtio-transport=mmio-legacy", "Image"),
+		     "--virtio-transport mmio-legacy is not supported yet");
+	expect_error(parse("run", "--virtio-transport=usb", "Image"),
+		     "invalid --virtio-transport 'usb' (expected mmio, pci, mmio-legacy or pci-legacy)");
+	expect_error(parse("run", "--console", "ttyS0", "Image"),
+		     "invalid --console 'ttyS0' (expected serial, virtio or hv)");
+	expect_error(parse("run", "-d"),
+		     "option '-d' requires an argument (IMAGE)");
+	r = expect_run(parse("run", "--virtio-transport", "mmio", "Image"));
+	res_free(r);
+}
+
+static void test_loglevel(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "--debug", "Image"));
+	assert_true(r->cfg.debug);
+	assert_int_equal(r->cfg.loglevel, LOG_DEBUG);
+	res_free(r);
+
+	r = expect_run(parse("run", "--debug", "--loglevel", "info", "Image"));
+	assert_true(r->cfg.debug);
+	assert_int_equal(r->cfg.loglevel, LOG_INFO);
+	res_free(r);
+
+	r = expect_run(parse("run", "--loglevel=error", "Image"));
+	assert_int_equal(r->cfg.loglevel, LOG_ERR);
+	res_free(r);
+
+	r = expect_run(parse("run", "--loglevel=warning", "Image"));
+	assert_int_equal(r->cfg.loglevel, LOG_WARN);
+	res_free(r);
+
+	expect_error(parse("run", "--loglevel", "verbose", "Image"),
+		     "invalid --loglevel 'verbose' (expected error, warning, info or debug)");
+}
+
+/* --- RISC-V options ---------------------------------------------------- */
+
+static void test_disable_ext(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "--disable-sstc", "--disable-zbb",
+			     "--disable-sbi-dbcn", "Image"));
+	assert_int_equal(r->cfg.disable_isa[0], (1ULL << 8) | (1ULL << 13));
+	assert_int_equal(r->cfg.disable_sbi, 1ULL << 9);
+	res_free(r);
+
+	r = expect_run(parse("run", "--disable-sbi-sta", "--disable-sbi-v01",
+			     "--disable-zawrs", "--disable-a", "Image"));
+	assert_int_equal(r->cfg.disable_isa[0], (1ULL << 61) | 1);
+	assert_int_equal(r->cfg.disable_sbi, (1ULL << 10) | 1);
+	res_free(r);
+
+	expect_error(parse("run", "--disable-foo", "Image"),
+		     "unknown option '--disable-foo' (no ISA extension 'foo'; see 'lkvm run --help')");
+	expect_error(parse("run", "--disable-sbi-foo", "Image"),
+		     "unknown option '--disable-sbi-foo' (no SBI extension 'foo'; see 'lkvm run --help')");
+	expect_error(parse("run", "--disable-SSTC", "Image"),
+		     "unknown option '--disable-SSTC' (no ISA extension 'SSTC'; see 'lkvm run --help')");
+	expect_error(parse("run", "--disable-sbi", "Image"),
+		     "unknown option '--disable-sbi' (no ISA extension 'sbi'; see 'lkvm run --help')");
+	expect_error(parse("run", "--disable-", "Image"),
+		     "unknown option '--disable-' (see 'lkvm run --help')");
+	expect_error(parse("run", "--disable-sbi-", "Image"),
+		     "unknown option '--disable-sbi-' (no ISA extension 'sbi-'; see 'lkvm run --help')");
+}
+
+/* Every name in the tables gives an option that sets exactly its bit. */
+static void test_disable_every_ext(void **state)
+{
+	char opt[64];
+	struct res *r;
+
+	(void)state;
+	for (unsigned int i = 0; i < ISA_EXT_COUNT; i++) {
+		snprintf(opt, sizeof(opt), "--disable-%s", isa_exts[i].name);
+		r = expect_run(parse("run", opt, "Image"));
+		assert_int_equal(r->cfg.disable_isa[0], 1ULL << isa_exts[i].id);
+		assert_int_equal(r->cfg.disable_sbi, 0);
+		res_free(r);
+	}
+	for (unsigned int i = 0; i < SBI_EXT_COUNT; i++) {
+		snprintf(opt, sizeof(opt), "--disable-sbi-%s", sbi_exts[i].name);
+		r = expect_run(parse("run", opt, "Image"));
+		assert_int_equal(r->cfg.disable_sbi, 1ULL << sbi_exts[i].id);
+		assert_int_equal(r->cfg.disable_isa[0], 0);
+		res_free(r);
+	}
+}
+
+static void test_custom_ids(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "--custom-mvendorid", "0x489",
+			     "--custom-marchid=12345",
+			     "--custom-mimpid", "0xffffffffffffffff", "Image"));
+	assert_true(r->cfg.set_mvendorid);
+	assert_int_equal(r->cfg.mvendorid, 0x489);
+	assert_true(r->cfg.set_marchid);
+	assert_int_equal(r->cfg.marchid, 12345);
+	assert_true(r->cfg.set_mimpid);
+	assert_int_equal(r->cfg.mimpid, UINT64_MAX);
+	res_free(r);
+
+	r = expect_run(parse("run", "--custom-marchid=0", "Image"));
+	assert_false(r->cfg.set_mvendorid);
+	assert_true(r->cfg.set_marchid);
+	assert_int_equal(r->cfg.marchid, 0);
+	assert_false(r->cfg.set_mimpid);
+	res_free(r);
+
+	expect_error(parse("run", "--custom-mvendorid", "-1", "Image"),
+		     "invalid --custom-mvendorid '-1' (expected a decimal or 0x hex number up to 64 bits)");
+	expect_error(parse("run", "--custom-mimpid=0x1ffffffffffffffff", "Image"),
+		     "invalid --custom-mimpid '0x1ffffffffffffffff' (expected a decimal or 0x hex number up to 64 bits)");
+	expect_error(parse("run", "--custom-marchid=0xg", "Image"),
+		     "invalid --custom-marchid '0xg' (expected a decimal or 0x hex number up to 64 bits)");
+}
+
+/* --- help, usage, version, commands ------------------------------------ */
+
+static const char *const long_opts[] = {
+	"--name NAME", "--cpus N", "--mem SIZE", "--disk IMAGE",
+	"--console TYPE", "--rng", "--dev PATH", "--hugetlbfs PATH",
+	"--virtio-transport TYPE", "--nodefaults", "--help", "--kernel FILE",
+	"--initrd FILE", "--params ARGS", "--network SPEC", "--debug",
+	"--loglevel LEVEL", "--dump-dtb FILE", "--disable-sbi-EXT",
+	"--disable-EXT", "--custom-mvendorid N", "--custom-marchid N",
+	"--custom-mimpid N",
+};
+
+static const char *const short_opts[] = {
+	"-c, --cpus", "-m, --mem", "-d, --disk", "-h, --help",
+	"-k, --kernel", "-i, --initrd", "-p, --params", "-n, --network",
+};
+
+static const char *const help_facts[] = {
+	"usage: lkvm run [options] [kernel]",
+	"Exit status:\n"
+	"  0  the guest powered off\n"
+	"  1  fatal host error\n"
+	"  2  usage error\n"
+	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
+	"  4  the guest crashed (vCPU internal error, failed entry or\n"
+	"     unexpected exit)\n",
+	"Ctrl-A x stops the VM, Ctrl-A Ctrl-A sends Ctrl-A.",
+	"panic=-1",
+	"\"lkvm: guest reboot\"",
+	"(default: guest-<pid>)",
+	"(default: /dev/kvm)",
+	"(default: serial)",
+	"(default: warning)",
+	"1..32 (default: the host's\n",
+	"16M..512G, a multiple of 2M (default: 64M *\n",
+	"80% of host RAM",
+	"'--' ends the options",
+};
+
+static unsigned int count_option_lines(const char *text)
+{
+	unsigned int n = 0;
+	const char *l = text;
+
+	while (l) {
+		if (!strncmp(l, "      --", 8) ||
+		    (!strncmp(l, "  -", 3) && l[3] && l[4] == ','))
+			n++;
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return n;
+}
+
+static void assert_lines_fit(const char *text)
+{
+	const char *l = text;
+
+	while (*l) {
+		const char *nl = strchr(l, '\n');
+
+		assert_non_null(nl);
+		assert_true(nl - l <= 79);
+		l = nl + 1;
+	}
+}
+
+static void check_run_help(struct res *r)
+{
+	char word[64];
+
+	assert_int_equal(r->ret, CLI_DONE);
+	assert_string_equal(r->err, "");
+	for (size_t i = 0; i < sizeof(long_opts) / sizeof(*long_opts); i++)
+		assert_non_null(strstr(r->out, long_opts[i]));
+	for (size_t i = 0; i < sizeof(short_opts) / sizeof(*short_opts); i++)
+		assert_non_null(strstr(r->out, short_opts[i]));
+	for (size_t i = 0; i < sizeof(help_facts) / sizeof(*help_facts); i++)
+		if (!strstr(r->out, help_facts[i]))
+			fail_msg("help lacks \"%s\"", help_facts[i]);
+	for (unsigned int i = 0; i < ISA_EXT_COUNT; i++) {
+		snprintf(word, sizeof(word), " %s", isa_exts[i].name);
+		assert_non_null(strstr(r->out, word));
+	}
+	for (unsigned int i = 0; i < SBI_EXT_COUNT; i++) {
+		snprintf(word, sizeof(word), " %s", sbi_exts[i].name);
+		assert_non_null(strstr(r->out, word));
+	}
+	/* No option in the help that this test does not know. */
+	assert_int_equal(count_option_lines(r->out),
+			 sizeof(long_opts) / sizeof(*long_opts));
+	assert_lines_fit(r->out);
+}
+
+static void test_run_help(void **state)
+{
+	struct res *a = parse("run", "--help");
+	struct res *b = parse("run", "-h");
+	struct res *c = parse("help", "run");
+	struct res *d = parse("run", "-m", "256", "--help", "--bogus");
+
+	(void)state;
+	check_run_help(a);
+	assert_string_equal(a->out, b->out);
+	assert_string_equal(a->out, c->out);
+	assert_string_equal(a->out, d->out);
+	assert_int_equal(c->ret, CLI_DONE);
+	assert_int_equal(d->ret, CLI_DONE);
+	res_free(a);
+	res_free(b);
+	res_free(c);
+	res_free(d);
+}
+
+/* Every long option of the help text is in the man page too. */
+static void test_man_page(void **state)
+{
+	FILE *f = fopen("docs/lkvm.1", "r");
+	char *man = NULL, *p, want[64];
+	size_t len = 0;
+
+	(void)state;
+	if (!f)
+		skip();
+	assert_true(getdelim(&man, &len, '\0', f) > 0);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(long_opts) / sizeof(*long_opts); i++) {
+		/* "--disable-sbi-EXT" -> "\-\-disable\-sbi\-" */
+		p = want;
+		for (const char *o = long_opts[i]; *o > ' ' && !isupper((unsigned char)*o);
+		     o++) {
+			if (*o == '-')
+				*p++ = '\\';
+			*p++ = *o;
+		}
+		*p = '\0';
+		assert_non_null(strstr(man, want));
+	}
+	for (unsigned int i = 0; i < ISA_EXT_COUNT; i++)
+		assert_non_null(strstr(man, isa_exts[i].name));
+	assert_non_null(strstr(man, "EXIT STATUS"));
+	assert_non_null(strstr(man, "Ctrl\\-A x"));
+	assert_non_null(strstr(man, LKVM_VERSION));
+	free(man);
+}
+
+static void test_usage(void **state)
+{
+	const char *forms[] = { "help", "--help", "-h" };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct res *r = parse(forms[i]);
+
+		assert_int_equal(r->ret, CLI_DONE);
+		assert_string_equal(r->err, "");
+		assert_non_null(strstr(r->out, "usage: lkvm COMMAND [ARGS]\n"));
+		assert_non_null(strstr(r->out, "  run [options] [kernel]"));
+		assert_non_null(strstr(r->out, "  version "));
+		assert_non_null(strstr(r->out, "  help [run] "));
+		assert_non_null(strstr(r->out, "'lkvm run --help'"));
+		assert_lines_fit(r->out);
+		res_free(r);
+	}
+	expect_error(parse("help", "foo"),
+		     "unexpected argument 'foo' (see 'lkvm help')");
+	expect_error(parse("help", "run", "x"),
+		     "unexpected argument 'x' (see 'lkvm help')");
+}
+
+static void test_version(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	assert_string_equal(LKVM_VERSION, "0.1");
+	r = parse("version");
+	assert_int_equal(r->ret, CLI_DONE);
+	assert_string_equal(r->out, "lkvm version 0.1\n");
+	assert_string_equal(r->err, "");
+	res_free(r);
+	r = parse("--version");
+	assert_int_equal(r->ret, CLI_DONE);
+	assert_string_equal(r->out, "lkvm version " LKVM_VERSION "\n");
+	res_free(r);
+	expect_error(parse("version", "x"),
+		     "unexpected argument 'x' (see 'lkvm help')");
+}
+
+static void test_commands(void **state)
+{
+	char *argv0[] = { (char *)"lkvm", NULL };
+	struct res *r;
+
+	(void)state;
+	r = parse_argv(&host_4cpu_1g, 1, argv0);
+	expect_error(r, "no command given (see 'lkvm help')");
+	r = parse_argv(&host_4cpu_1g, 0, argv0);
+	expect_error(r, "no command given (see 'lkvm help')");
+	expect_error(parse("start", "Image"),
+		     "unknown command 'start' (see 'lkvm help')");
+	expect_error(parse("Run", "Image"),
+		     "unknown command 'Run' (see 'lkvm help')");
+	expect_error(parse("--run"),
+		     "unknown command '--run' (see 'lkvm help')");
+}
+
+static void test_summary(void **state)
+{
+	struct res *r;
+	char buf[128];
+
+	(void)state;
+	r = expect_run(parse("run", "-k", "Image", "-m", "256", "-c", "2",
+			     "--name", "vm1"));
+	assert_int_equal(cli_summary(&r->cfg, buf, sizeof(buf)),
+			 strlen("# lkvm run -k Image -m 256 -c 2 --name vm1"));
+	assert_string_equal(buf, "# lkvm run -k Image -m 256 -c 2 --name vm1");
+	assert_int_equal(cli_summary(&r->cfg, buf, 10), -ENOSPC);
+	assert_string_equal(buf, "# lkvm ru");
+	res_free(r);
+
+	r = expect_run(parse("run", "Image"));
+	assert_int_equal(cli_summary(&r->cfg, buf, sizeof(buf)),
+			 strlen("# lkvm run -k Image -m 448 -c 4 --name guest-1234"));
+	assert_string_equal(buf, "# lkvm run -k Image -m 448 -c 4 --name guest-1234");
+	res_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_suffixes),
+		cmocka_unit_test(test_size_junk),
+		cmocka_unit_test(test_size_overflow),
+		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_mem_limits),
+		cmocka_unit_test(test_mem_above_host_warns),
+		cmocka_unit_test(test_cpus_bounds),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_defaults_host_caps),
+		cmocka_unit_test(test_default_mem),
+		cmocka_unit_test(test_host_probe),
+		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_cmdline_too_long),
+		cmocka_unit_test(test_option_forms),
+		cmocka_unit_test(test_last_wins),
+		cmocka_unit_test(test_positional_kernel),
+		cmocka_unit_test(test_unknown_option),
+		cmocka_unit_test(test_missing_argument),
+		cmocka_unit_test(test_not_supported_yet),
+		cmocka_unit_test(test_loglevel),
+		cmocka_unit_test(test_disable_ext),
+		cmocka_unit_test(test_disable_every_ext),
+		cmocka_unit_test(test_custom_ids),
+		cmocka_unit_test(test_run_help),
+		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_summary),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

@@ -1,0 +1,795 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line.  cli_opts[] below is the only list of options: the
+ * parser looks options up in it and 'lkvm run --help' is printed from it.
+ * Parsing state lives in a struct on the caller's stack; nothing here
+ * exits or touches globals.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "isa.h"
+#include "layout.h"
+#include "log.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+#define CLI_UNUSED __attribute__((unused))
+
+#define HELP_COL 32	/* where the help text of an option starts */
+#define HELP_WIDTH 79	/* wrap the extension lists here */
+
+struct cli_run {
+	struct vm_config *cfg;
+	const struct cli_host *host;
+	FILE *out, *err;
+	const char *spelled;	/* the option as typed, for messages */
+	int spelled_len;
+};
+
+struct cli_opt;
+typedef int cli_setter(struct cli_run *r, const struct cli_opt *o,
+		       const char *arg);
+
+struct cli_opt {
+	const char *name;	/* long name; NULL: a group title in .help */
+	char letter;		/* short option, 0 if none */
+	bool prefix;		/* --<name>EXT, EXT passed as the argument */
+	const char *arg;	/* argument name for --help; NULL: a flag */
+	const char *help;	/* a '\n' continues in the help column */
+	cli_setter *set;
+	size_t field;		/* offsetof() in vm_config, if used */
+	size_t flag;		/* offsetof() of a bool to raise, if used */
+};
+
+struct cli_choice {
+	const char *name;
+	int value;
+	bool supported;
+};
+
+static int cli_err(struct cli_run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int cli_err(struct cli_run *r, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* One line, whatever the arguments held. */
+	for (char *p = line; *p; p++)
+		if (iscntrl((unsigned char)*p))
+			*p = '?';
+	fprintf(r->err, "lkvm: error: %s\n", line);
+	return -EINVAL;
+}
+
+static void *cfg_field(struct cli_run *r, size_t offset)
+{
+	return (char *)r->cfg + offset;
+}
+
+/* --- number parsing ---------------------------------------------------- */
+
+#define DEC_DIGITS "0123456789"
+#define HEX_DIGITS DEC_DIGITS "abcdefABCDEF"
+
+/*
+ * The number in the first @len characters of @s, which hold only digits
+ * of @base (so strtoull() sees no spaces, signs or "0x" of its own).
+ */
+static int parse_digits(const char *s, size_t len, int base, uint64_t *val)
+{
+	if (!len)
+		return -EINVAL;
+	errno = 0;
+	*val = strtoull(s, NULL, base);
+	return errno == ERANGE ? -ERANGE : 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *val)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *digits = hex ? s + 2 : s;
+	size_t len = strspn(digits, hex ? HEX_DIGITS : DEC_DIGITS);
+
+	if (digits[len])
+		return -EINVAL;
+	return parse_digits(digits, len, hex ? 16 : 10, val);
+}
+
+static int size_shift(char suffix)
+{
+	switch (suffix) {
+	case '\0': case 'M': case 'm':
+		return 20;
+	case 'K': case 'k':
+		return 10;
+	case 'G': case 'g':
+		return 30;
+	case 'T': case 't':
+		return 40;
+	}
+	return -1;
+}
+
+int cli_parse_size(const char *s, uint64_t *bytes)
+{
+	size_t len = strspn(s, DEC_DIGITS);
+	const char *end = s + len;
+	int shift = size_shift(end[0]);
+	uint64_t n;
+	int ret;
+
+	if (!len || shift < 0 || (end[0] && end[1]))
+		return -EINVAL;
+	ret = parse_digits(s, len, 10, &n);
+	if (ret)
+		return ret;
+	if (n > UINT64_MAX >> shift)
+		return -ERANGE;
+	*bytes = n << shift;
+	return 0;
+}
+
+/* --- setters ----------------------------------------------------------- */
+
+static int set_string(struct cli_run *r, const struct cli_opt *o,
+		      const char *arg)
+{
+	*(const char **)cfg_field(r, o->field) = arg;
+	return 0;
+}
+
+static int set_path(struct cli_run *r, const struct cli_opt *o,
+		    const char *arg)
+{
+	if (!arg[0])
+		return cli_err(r, "option '%.*s' requires a non-empty argument",
+			       r->spelled_len, r->spelled);
+	return set_string(r, o, arg);
+}
+
+static int set_true(struct cli_run *r, const struct cli_opt *o,
+		    CLI_UNUSED const char *arg)
+{
+	*(bool *)cfg_field(r, o->field) = true;
+	return 0;
+}
+
+static int set_mem(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
+		   const char *arg)
+{
+	uint64_t bytes = 0;
+	int ret = cli_parse_size(arg, &bytes);
+
+	if (ret == -EINVAL)
+		return cli_err(r, "invalid memory size '%s' (expected SIZE[KMGT]; a bare number is MiB)",
+			       arg);
+	if (ret == -ERANGE || bytes > LAYOUT_RAM_MAX)
+		return cli_err(r, "memory size '%s' is above the maximum of %llu GiB",
+			       arg, LAYOUT_RAM_MAX >> 30);
+	if (bytes < CLI_MEM_MIN)
+		return cli_err(r, "memory size '%s' is below the minimum of %llu MiB",
+			       arg, CLI_MEM_MIN >> 20);
+	if (bytes % CLI_MEM_ALIGN)
+		return cli_err(r, "memory size '%s' is not a multiple of %llu MiB",
+			       arg, CLI_MEM_ALIGN >> 20);
+	r->cfg->ram_size = bytes;
+	return 0;
+}
+
+static int set_cpus(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
+		    const char *arg)
+{
+	uint64_t n;
+
+	if (cli_parse_u64(arg, &n) || n < 1 || n > CONFIG_MAX_CPUS)
+		return cli_err(r, "invalid number of CPUs '%s' (expected 1..%d)", arg,
+			       CONFIG_MAX_CPUS);
+	r->cfg->nr_cpus = n;
+	return 0;
+}
+
+static int set_custom_id(struct cli_run *r, const struct cli_opt *o,
+			 const char *arg)
+{
+	if (cli_parse_u64(arg, cfg_field(r, o->field)))
+		return cli_err(r, "invalid --%s '%s' (expected a decimal or 0x hex number up to 64 bits)",
+			       o->name, arg);
+	*(bool *)cfg_field(r, o->flag) = true;
+	return 0;
+}
+
+/* Print "a, b or c" for an error message. */
+static void choices_list(const struct cli_choice *c, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (; c->name && len < size; c++) {
+		const char *sep = !len ? "" : c[1].name ? ", " : " or ";
+
+		len += snprintf(buf + len, size - len, "%s%s", sep, c->name);
+	}
+}
+
+static const struct cli_choice *choose(struct cli_run *r,
+				       const struct cli_opt *o,
+				       const struct cli_choice *list,
+				       const char *arg)
+{
+	const struct cli_choice *c;
+	char names[128];
+
+	for (c = list; c->name; c++)
+		if (!strcmp(c->name, arg))
+			break;
+	if (!c->name) {
+		choices_list(list, names, sizeof(names));
+		cli_err(r, "invalid --%s '%s' (expected %s)", o->name, arg,
+			names);
+		return NULL;
+	}
+	if (!c->supported) {
+		cli_err(r, "--%s %s is not supported yet", o->name, arg);
+		return NULL;
+	}
+	return c;
+}
+
+static const struct cli_choice consoles[] = {
+	{ "serial", CONSOLE_SERIAL, true },
+	{ "virtio", CONSOLE_VIRTIO, false },
+	{ "hv", CONSOLE_HV, true },
+	{ NULL, 0, false },
+};
+
+static const struct cli_choice transports[] = {
+	{ "mmio", 0, true },
+	{ "pci", 0, false },
+	{ "mmio-legacy", 0, false },
+	{ "pci-legacy", 0, false },
+	{ NULL, 0, false },
+};
+
+static const struct cli_choice loglevels[] = {
+	{ "error", LOG_ERR, true },
+	{ "warning", LOG_WARN, true },
+	{ "info", LOG_INFO, true },
+	{ "debug", LOG_DEBUG, true },
+	{ NULL, 0, false },
+};
+
+static int set_console(struct cli_run *r, const struct cli_opt *o,
+		       const char *arg)
+{
+	const struct cli_choice *c = choose(r, o, consoles, arg);
+
+	if (!c)
+		return -EINVAL;
+	r->cfg->console = c->value;
+	return 0;
+}
+
+static int set_transport(struct cli_run *r, const struct cli_opt *o,
+			 const char *arg)
+{
+	/* mmio is the only transport, so there is nothing to record. */
+	return choose(r, o, transports, arg) ? 0 : -EINVAL;
+}
+
+static int set_loglevel(struct cli_run *r, const struct cli_opt *o,
+			const char *arg)
+{
+	const struct cli_choice *c = choose(r, o, loglevels, arg);
+
+	if (!c)
+		return -EINVAL;
+	r->cfg->loglevel = c->value;
+	return 0;
+}
+
+static int set_debug(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
+		     CLI_UNUSED const char *arg)
+{
+	r->cfg->debug = true;
+	r->cfg->loglevel = LOG_DEBUG;
+	return 0;
+}
+
+static int unknown_ext(struct cli_run *r, const char *kind, const char *ext)
+{
+	return cli_err(r, "unknown option '%.*s' (no %s extension '%s'; see 'lkvm run --help')",
+		       r->spelled_len, r->spelled, kind, ext);
+}
+
+static int set_disable_isa(struct cli_run *r,
+			   CLI_UNUSED const struct cli_opt *o,
+			   const char *ext)
+{
+	int id = isa_ext_lookup(ext);
+
+	if (id < 0)
+		return unknown_ext(r, "ISA", ext);
+	isa_ext_set(r->cfg->disable_isa, id);
+	return 0;
+}
+
+static int set_disable_sbi(struct cli_run *r,
+			   CLI_UNUSED const struct cli_opt *o,
+			   const char *ext)
+{
+	int id = sbi_ext_lookup(ext);
+
+	if (id < 0 || id >= 64)
+		return unknown_ext(r, "SBI", ext);
+	r->cfg->disable_sbi |= 1ULL << id;
+	return 0;
+}
+
+static int set_unsupported(struct cli_run *r, const struct cli_opt *o,
+			   CLI_UNUSED const char *arg)
+{
+	return cli_err(r, "--%s is not supported yet", o->name);
+}
+
+static int set_help(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
+		    CLI_UNUSED const char *arg)
+{
+	cli_print_run_help(r->out);
+	return CLI_DONE;
+}
+
+/* --- the option table -------------------------------------------------- */
+
+#define CFG(member) offsetof(struct vm_config, member)
+
+/* One option: long name, short letter, argument name, setter, help. */
+#define OPT(n, l, a, fn, h) \
+	.name = n, .letter = l, .arg = a, .set = fn, .help = h
+
+static const struct cli_opt cli_opts[] = {
+	{ .help = "Basic options:" },
+	{ OPT("name", 0, "NAME", set_path,
+	      "Guest name (default: guest-<pid>)"), .field = CFG(name) },
+	{ OPT("cpus", 'c', "N", set_cpus,
+	      "Number of vCPUs, 1.." STR(CONFIG_MAX_CPUS)
+	      " (default: the host's\n"
+	      "online CPUs, at most " STR(CONFIG_MAX_CPUS) ")") },
+	{ OPT("mem", 'm', "SIZE", set_mem,
+	      "Guest RAM, SIZE[KMGT]; a bare number is MiB.\n"
+	      "16M..512G, a multiple of 2M (default: 64M *\n"
+	      "(cpus + 3), at most 80% of host RAM)") },
+	{ OPT("disk", 'd', "IMAGE", set_unsupported,
+	      "Disk image (not supported yet)") },
+	{ OPT("console", 0, "TYPE", set_console,
+	      "serial (8250 UART, ttyS0) or hv (SBI console,\n"
+	      "hvc0); virtio is not supported yet\n"
+	      "(default: serial)") },
+	{ OPT("rng", 0, NULL, set_unsupported,
+	      "virtio RNG (not supported yet)") },
+	{ OPT("dev", 0, "PATH", set_path,
+	      "KVM device file (default: /dev/kvm)"), .field = CFG(dev) },
+	{ OPT("hugetlbfs", 0, "PATH", set_path,
+	      "Back guest RAM with the hugetlbfs mounted at\nPATH"),
+	  .field = CFG(hugetlbfs) },
+	{ OPT("virtio-transport", 0, "TYPE", set_transport,
+	      "mmio (the default); pci, mmio-legacy and\n"
+	      "pci-legacy are not supported yet") },
+	{ OPT("nodefaults", 0, NULL, set_true,
+	      "Do not put console=... on the kernel command\nline"),
+	  .field = CFG(nodefaults) },
+	{ OPT("help", 'h', NULL, set_help, "Show this help and exit") },
+
+	{ .help = "Kernel options:" },
+	{ OPT("kernel", 'k', "FILE", set_path,
+	      "Kernel Image to boot (or give it as the first\n"
+	      "argument that is not an option)"), .field = CFG(kernel) },
+	{ OPT("initrd", 'i', "FILE", set_path, "Initial RAM disk"),
+	  .field = CFG(initrd) },
+	{ OPT("params", 'p', "ARGS", set_string,
+	      "Kernel command line, added after the default\n"
+	      "console=ttyS0 (serial) or console=hvc0 (hv)"),
+	  .field = CFG(params) },
+
+	{ .help = "Networking options:" },
+	{ OPT("network", 'n', "SPEC", set_unsupported,
+	      "Network (not supported yet)") },
+
+	{ .help = "Debug options:" },
+	{ OPT("debug", 0, NULL, set_debug, "Same as --loglevel debug") },
+	{ OPT("loglevel", 0, "LEVEL", set_loglevel,
+	      "error, warning, info or debug\n"
+	      "(default: warning)") },
+	{ OPT("dump-dtb", 0, "FILE", set_path,
+	      "Write the generated device tree to FILE"),
+	  .field = CFG(dump_dtb) },
+
+	{ .help = "RISC-V options:" },
+	/* Before "disable-": the longer prefix must match first. */
+	{ OPT("disable-sbi-", 0, NULL, set_disable_sbi,
+	      "Hide SBI extension EXT from the guest"), .prefix = true },
+	{ OPT("disable-", 0, NULL, set_disable_isa,
+	      "Hide ISA extension EXT from the guest (KVM\n"
+	      "refuses some)"), .prefix = true },
+	{ OPT("custom-mvendorid", 0, "N", set_custom_id,
+	      "mvendorid the guest sees (decimal or 0x hex)"),
+	  .field = CFG(mvendorid), .flag = CFG(set_mvendorid) },
+	{ OPT("custom-marchid", 0, "N", set_custom_id,
+	      "marchid the guest sees (decimal or 0x hex)"),
+	  .field = CFG(marchid), .flag = CFG(set_marchid) },
+	{ OPT("custom-mimpid", 0, "N", set_custom_id,
+	      "mimpid the guest sees (decimal or 0x hex)"),
+	  .field = CFG(mimpid), .flag = CFG(set_mimpid) },
+};
+
+#define NR_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+
+/* --- option lookup and the argv walk ----------------------------------- */
+
+static const struct cli_opt *opt_find_long(const char *name, size_t len,
+					   const char **suffix)
+{
+	const struct cli_opt *o;
+
+	for (o = cli_opts; o < cli_opts + NR_OPTS; o++)
+		if (o->name && !o->prefix && strlen(o->name) == len &&
+		    !strncmp(o->name, name, len))
+			return o;
+	for (o = cli_opts; o < cli_opts + NR_OPTS; o++) {
+		size_t plen = o->name ? strlen(o->name) : 0;
+
+		if (o->prefix && len > plen && !strncmp(o->name, name, plen)) {
+			*suffix = name + plen;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+static const struct cli_opt *opt_find_short(char letter)
+{
+	for (const struct cli_opt *o = cli_opts; o < cli_opts + NR_OPTS; o++)
+		if (o->name && o->letter == letter)
+			return o;
+	return NULL;
+}
+
+static int unknown_opt(struct cli_run *r)
+{
+	return cli_err(r, "unknown option '%.*s' (see 'lkvm run --help')",
+		       r->spelled_len, r->spelled);
+}
+
+static int missing_arg(struct cli_run *r, const struct cli_opt *o)
+{
+	return cli_err(r, "option '%.*s' requires an argument (%s)",
+		       r->spelled_len, r->spelled, o->arg);
+}
+
+/* "--name", "--name=ARG" or "--name ARG"; *i moves past what it used. */
+static int parse_long(struct cli_run *r, int argc, char **argv, int *i)
+{
+	const char *name = argv[*i] + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const char *suffix = NULL;
+	const struct cli_opt *o = opt_find_long(name, len, &suffix);
+
+	r->spelled = argv[*i];
+	r->spelled_len = len + 2 > 256 ? 256 : (int)len + 2;
+	if (!o)
+		return unknown_opt(r);
+	if (!o->arg && eq)
+		return cli_err(r, "option '%.*s' takes no argument",
+			       r->spelled_len, r->spelled);
+	if (!o->arg)
+		return o->set(r, o, suffix);
+	if (eq)
+		return o->set(r, o, eq + 1);
+	if (*i + 1 >= argc)
+		return missing_arg(r, o);
+	return o->set(r, o, argv[++*i]);
+}
+
+/* "-x", "-xARG" or "-x ARG". */
+static int parse_short(struct cli_run *r, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	const struct cli_opt *o = opt_find_short(a[1]);
+
+	r->spelled = a;
+	r->spelled_len = 2;
+	if (!o || (!o->arg && a[2])) {
+		r->spelled_len = strnlen(a, 256);
+		return unknown_opt(r);
+	}
+	if (!o->arg)
+		return o->set(r, o, NULL);
+	if (a[2])
+		return o->set(r, o, a + 2);
+	if (*i + 1 >= argc)
+		return missing_arg(r, o);
+	return o->set(r, o, argv[++*i]);
+}
+
+static int set_positional(struct cli_run *r, const char *arg)
+{
+	if (r->cfg->kernel)
+		return cli_err(r, "unexpected argument '%s' (the kernel is already '%s')",
+			       arg, r->cfg->kernel);
+	if (!arg[0])
+		return cli_err(r, "empty kernel file name");
+	r->cfg->kernel = arg;
+	return 0;
+}
+
+static int run_parse_args(struct cli_run *r, int argc, char **argv)
+{
+	bool opts_done = false;
+	int ret = 0;
+
+	for (int i = 2; i < argc && !ret; i++) {
+		const char *a = argv[i];
+
+		if (opts_done || a[0] != '-' || !a[1])
+			ret = set_positional(r, a);
+		else if (!strcmp(a, "--"))
+			opts_done = true;
+		else if (a[1] == '-')
+			ret = parse_long(r, argc, argv, &i);
+		else
+			ret = parse_short(r, argc, argv, &i);
+	}
+	return ret;
+}
+
+/* --- defaults and the kernel command line ------------------------------ */
+
+uint64_t cli_default_mem(unsigned int cpus, uint64_t host_mem)
+{
+	uint64_t mem = (64ULL << 20) * (cpus + 3ULL);
+
+	/* Like kvmtool, leave the host a fifth of its RAM. */
+	if (host_mem && mem > host_mem / 5 * 4)
+		mem = host_mem / 5 * 4;
+	mem &= ~(CLI_MEM_ALIGN - 1);
+	if (mem < CLI_MEM_MIN)
+		mem = CLI_MEM_MIN;
+	if (mem > LAYOUT_RAM_MAX)
+		mem = LAYOUT_RAM_MAX;
+	return mem;
+}
+
+static int cmdline_build(struct cli_run *r)
+{
+	struct vm_config *cfg = r->cfg;
+	const char *def = "", *params = cfg->params ? cfg->params : "";
+	int n;
+
+	if (!cfg->nodefaults)
+		def = cfg->console == CONSOLE_HV ? "console=hvc0" :
+						   "console=ttyS0";
+	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s", def,
+		     def[0] && params[0] ? " " : "", params);
+	if (n < 0 || n >= (int)sizeof(cfg->cmdline)) {
+		cfg->cmdline[0] = '\0';
+		return cli_err(r, "kernel command line is too long (more than %d bytes)",
+			       CONFIG_CMDLINE_MAX - 1);
+	}
+	return 0;
+}
+
+static int run_finish(struct cli_run *r)
+{
+	struct vm_config *cfg = r->cfg;
+	const struct cli_host *host = r->host;
+
+	if (!cfg->kernel)
+		return cli_err(r, "no kernel given (-k FILE)");
+	if (!cfg->nr_cpus)
+		cfg->nr_cpus = host->online_cpus < 1 ? 1 :
+			       host->online_cpus > CONFIG_MAX_CPUS ?
+			       CONFIG_MAX_CPUS : host->online_cpus;
+	if (!cfg->ram_size)
+		cfg->ram_size = cli_default_mem(cfg->nr_cpus, host->mem_bytes);
+	else if (host->mem_bytes && cfg->ram_size > host->mem_bytes)
+		fprintf(r->err, "lkvm: warning: guest RAM %llu MiB exceeds host RAM %llu MiB\n",
+			(unsigned long long)(cfg->ram_size >> 20),
+			(unsigned long long)(host->mem_bytes >> 20));
+	if (!cfg->name) {
+		snprintf(cfg->default_name, sizeof(cfg->default_name),
+			 "guest-%ld", host->pid);
+		cfg->name = cfg->default_name;
+	}
+	if (!cfg->dev)
+		cfg->dev = "/dev/kvm";
+	return cmdline_build(r);
+}
+
+/* --- commands ---------------------------------------------------------- */
+
+static int cmd_run(struct cli_run *r, int argc, char **argv)
+{
+	int ret = run_parse_args(r, argc, argv);
+
+	return ret ? ret : run_finish(r);
+}
+
+static int cmd_version(struct cli_run *r, int argc, char **argv)
+{
+	if (argc > 2)
+		return cli_err(r, "unexpected argument '%s' (see 'lkvm help')",
+			       argv[2]);
+	fprintf(r->out, "lkvm version %s\n", LKVM_VERSION);
+	return CLI_DONE;
+}
+
+static int cmd_help(struct cli_run *r, int argc, char **argv)
+{
+	if (argc > 3 || (argc == 3 && strcmp(argv[2], "run")))
+		return cli_err(r, "unexpected argument '%s' (see 'lkvm help')",
+			       argv[argc - 1]);
+	if (argc == 3)
+		cli_print_run_help(r->out);
+	else
+		cli_print_usage(r->out);
+	return CLI_DONE;
+}
+
+static const struct cli_cmd {
+	const char *name;
+	int (*fn)(struct cli_run *r, int argc, char **argv);
+} cli_cmds[] = {
+	{ "run", cmd_run },
+	{ "version", cmd_version },
+	{ "--version", cmd_version },
+	{ "help", cmd_help },
+	{ "--help", cmd_help },
+	{ "-h", cmd_help },
+};
+
+int cli_parse(int argc, char **argv, const struct cli_host *host,
+	      struct vm_config *cfg, FILE *out, FILE *err)
+{
+	struct cli_run r = { .cfg = cfg, .host = host, .out = out, .err = err };
+	size_t n = sizeof(cli_cmds) / sizeof(cli_cmds[0]);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->console = CONSOLE_SERIAL;
+	cfg->loglevel = LOG_WARN;
+	if (argc < 2)
+		return cli_err(&r, "no command given (see 'lkvm help')");
+	for (const struct cli_cmd *c = cli_cmds; c < cli_cmds + n; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(&r, argc, argv);
+	return cli_err(&r, "unknown command '%s' (see 'lkvm help')", argv[1]);
+}
+
+void cli_host_probe(struct cli_host *host)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long pages = sysconf(_SC_PHYS_PAGES);
+	long page_size = sysconf(_SC_PAGE_SIZE);
+
+	host->online_cpus = cpus > 0 ? (unsigned int)cpus : 0;
+	host->mem_bytes = pages > 0 && page_size > 0 ?
+			  (uint64_t)pages * (uint64_t)page_size : 0;
+	host->pid = getpid();
+}
+
+int cli_summary(const struct vm_config *cfg, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "# lkvm run -k %s -m %llu -c %u --name %s",
+			 cfg->kernel ? cfg->kernel : "",
+			 (unsigned long long)(cfg->ram_size >> 20),
+			 cfg->nr_cpus, cfg->name ? cfg->name : "");
+
+	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
+}
+
+/* --- help -------------------------------------------------------------- */
+
+static void help_opt(FILE *out, const struct cli_opt *o)
+{
+	char left[64];
+	int n;
+
+	n = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s",
+		     o->letter ? '-' : ' ', o->letter ? o->letter : ' ',
+		     o->letter ? ", " : "  ", o->name,
+		     o->prefix ? "EXT" : o->arg ? " " : "",
+		     o->prefix || !o->arg ? "" : o->arg);
+	if (n >= HELP_COL - 1)
+		fprintf(out, "%s\n%*s", left, HELP_COL, "");
+	else
+		fprintf(out, "%-*s", HELP_COL, left);
+	for (const char *p = o->help; *p; p++) {
+		fputc(*p, out);
+		if (*p == '\n')
+			fprintf(out, "%*s", HELP_COL, "");
+	}
+	fputc('\n', out);
+}
+
+static void help_ext_list(FILE *out, const char *title,
+			  const struct ext_name *exts, unsigned int n)
+{
+	int col = HELP_WIDTH;
+
+	fprintf(out, "\n%s", title);
+	for (unsigned int i = 0; i < n; i++) {
+		int len = strlen(exts[i].name);
+
+		if (col + 1 + len > HELP_WIDTH) {
+			fputs("\n ", out);
+			col = 1;
+		}
+		col += fprintf(out, " %s", exts[i].name);
+	}
+	fputc('\n', out);
+}
+
+static const char run_help_head[] =
+	"usage: lkvm run [options] [kernel]\n"
+	"\n"
+	"Boot a RISC-V Linux kernel Image in a KVM virtual machine.  Options\n"
+	"take their argument as '--opt ARG', '--opt=ARG', '-x ARG' or '-xARG';\n"
+	"'--' ends the options.  A repeated option overrides the earlier one.\n";
+
+static const char run_help_tail[] =
+	"\n"
+	"Console keys: Ctrl-A x stops the VM, Ctrl-A Ctrl-A sends Ctrl-A.\n"
+	"\n"
+	"A guest reboot (including a panicking guest booted with panic=-1)\n"
+	"restarts the guest rather than exiting, with a \"lkvm: guest reboot\"\n"
+	"line on stderr, so a crash loop is visible in the log, not in the\n"
+	"exit status.\n"
+	"\n"
+	"Exit status:\n"
+	"  0  the guest powered off\n"
+	"  1  fatal host error\n"
+	"  2  usage error\n"
+	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
+	"  4  the guest crashed (vCPU internal error, failed entry or\n"
+	"     unexpected exit)\n";
+
+void cli_print_run_help(FILE *out)
+{
+	fputs(run_help_head, out);
+	for (const struct cli_opt *o = cli_opts; o < cli_opts + NR_OPTS; o++) {
+		if (o->name)
+			help_opt(out, o);
+		else
+			fprintf(out, "\n%s\n", o->help);
+	}
+	help_ext_list(out, "ISA extensions (--disable-EXT):", isa_exts,
+		      ISA_EXT_COUNT);
+	help_ext_list(out, "SBI extensions (--disable-sbi-EXT):", sbi_exts,
+		      SBI_EXT_COUNT);
+	fputs(run_help_tail, out);
+}
+
+void cli_print_usage(FILE *out)
+{
+	fputs("usage: lkvm COMMAND [ARGS]\n"
+	      "\n"
+	      "Commands:\n"
+	      "  run [options] [kernel]   Boot a kernel in a KVM virtual machine\n"
+	      "  version                  Print the version and exit\n"
+	      "  help [run]               Show this help, or the options of 'run'\n"
+	      "\n"
+	      "'lkvm --help' and 'lkvm -h' are 'lkvm help'; 'lkvm --version' is\n"
+	      "'lkvm version'.  See 'lkvm run --help' for the options and the\n"
+	      "exit status.\n", out);
+}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vCPUs: creation, ONE_REG configuration (ISA and SBI extensions, custom
+ * ids), what KVM reports about the harts, boot registers, and the vCPU
+ * threads with their exit handling.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sbi.h"
+#include "vm.h"
+
+_Static_assert(KVM_RISCV_ISA_EXT_MAX == ISA_EXT_COUNT,
+	       "vmm/isa.c must list every KVM ISA extension");
+_Static_assert(KVM_RISCV_ISA_EXT_ZAWRS == 61 && KVM_RISCV_ISA_EXT_SSTC == 8,
+	       "vmm/isa.c ids must match asm/kvm.h");
+_Static_assert(KVM_RISCV_SBI_EXT_MAX == SBI_EXT_COUNT &&
+		       KVM_RISCV_SBI_EXT_DBCN == 9,
+	       "vmm/isa.c SBI ids must match asm/kvm.h");
+
+#define REG_U64 (KVM_REG_RISCV | KVM_REG_SIZE_U64)
+#define REG_CONFIG(f) \
+	(REG_U64 | KVM_REG_RISCV_CONFIG | KVM_REG_RISCV_CONFIG_REG(f))
+#define REG_CORE(f) (REG_U64 | KVM_REG_RISCV_CORE | KVM_REG_RISCV_CORE_REG(f))
+#define REG_ISA_EXT(id) \
+	(REG_U64 | KVM_REG_RISCV_ISA_EXT | KVM_REG_RISCV_ISA_SINGLE | (id))
+#define REG_SBI_EXT(id) \
+	(REG_U64 | KVM_REG_RISCV_SBI_EXT | KVM_REG_RISCV_SBI_SINGLE | (id))
+#define REG_TIMER(f) (REG_U64 | KVM_REG_RISCV_TIMER | KVM_REG_RISCV_TIMER_REG(f))
+
+#define CSR_SEED 0x015
+#define SEED_OPST_ES16 (2UL << 30)
+
+static int reg_get(int fd, uint64_t id, unsigned long *val)
+{
+	struct kvm_one_reg reg = { .id = id, .addr = (uintptr_t)val };
+
+	return ioctl(fd, KVM_GET_ONE_REG, &reg) < 0 ? -errno : 0;
+}
+
+static int reg_set(int fd, uint64_t id, unsigned long val)
+{
+	struct kvm_one_reg reg = { .id = id, .addr = (uintptr_t)&val };
+
+	return ioctl(fd, KVM_SET_ONE_REG, &reg) < 0 ? -errno : 0;
+}
+
+/* Extensions the user disabled; warn once for those KVM keeps. */
+static void cpu_disable_exts(struct vcpu *vcpu, bool warn)
+{
+	const struct vm_config *cfg = vcpu->vm->cfg;
+
+	for (unsigned int id = 0; id < ISA_EXT_COUNT; id++)
+		if (isa_ext_test(cfg->disable_isa, id) &&
+		    reg_set(vcpu->fd, REG_ISA_EXT(id), 0) && warn)
+			pr_warn("KVM refuses to disable ISA extension '%s'",
+				isa_exts[id].name);
+	for (unsigned int id = 0; id < SBI_EXT_COUNT; id++)
+		if ((cfg->disable_sbi >> id & 1) &&
+		    reg_set(vcpu->fd, REG_SBI_EXT(id), 0) && warn)
+			pr_warn("KVM refuses to disable SBI extension '%s'",
+				sbi_exts[id].name);
+}
+
+static int cpu_custom_ids(struct vcpu *vcpu)
+{
+	const struct vm_config *cfg = vcpu->vm->cfg;
+	int ret = 0;
+
+	if (cfg->set_mvendorid)
+		ret = ret ?: reg_set(vcpu->fd, REG_CONFIG(mvendorid),
+				     cfg->mvendorid);
+	if (cfg->set_marchid)
+		ret = ret ?: reg_set(vcpu->fd, REG_CONFIG(marchid),
+				     cfg->marchid);
+	if (cfg->set_mimpid)
+		ret = ret ?: reg_set(vcpu->fd, REG_CONFIG(mimpid), cfg->mimpid);
+	if (ret)
+		pr_err("vCPU %u: KVM refused a --custom-m*id value: %s",
+		       vcpu->id, strerror(-ret));
+	return ret;
+}
+
+/* Configure one vCPU before its first run. */
+static int cpu_configure(struct vcpu *vcpu)
+{
+	bool first = vcpu->id == 0;
+	int ret;
+
+	cpu_disable_exts(vcpu, first);
+	ret = cpu_custom_ids(vcpu);
+	if (ret)
+		return ret;
+	/* DBCN is off by default in KVM: the hv console needs it. */
+	if (!(vcpu->vm->cfg->disable_sbi >> KVM_RISCV_SBI_EXT_DBCN & 1) &&
+	    reg_set(vcpu->fd, REG_SBI_EXT(KVM_RISCV_SBI_EXT_DBCN), 1) &&
+	    first)
+		pr_warn("KVM cannot enable SBI DBCN: the hv console has only the legacy SBI calls");
+	return 0;
+}
+
+/* Read what KVM offers, from vCPU 0 after configuration. */
+static int cpu_read_caps(struct vcpu *vcpu, struct cpu_caps *caps)
+{
+	unsigned long v;
+	int ret;
+
+	memset(caps, 0, sizeof(*caps));
+	ret = reg_get(vcpu->fd, REG_CONFIG(isa), &caps->isa);
+	ret = ret ?: reg_get(vcpu->fd, REG_TIMER(frequency),
+			     &caps->timebase_freq);
+	if (ret) {
+		pr_err("vCPU 0: cannot read the ISA or timer frequency: %s",
+		       strerror(-ret));
+		return ret;
+	}
+	for (unsigned int id = 0; id < ISA_EXT_COUNT; id++)
+		if (!reg_get(vcpu->fd, REG_ISA_EXT(id), &v) && v)
+			isa_ext_set(caps->isa_ext, id);
+	if (reg_get(vcpu->fd, REG_CONFIG(satp_mode), &caps->satp_mode))
+		caps->satp_mode = 0;
+	if (isa_ext_test(caps->isa_ext, KVM_RISCV_ISA_EXT_ZICBOM))
+		reg_get(vcpu->fd, REG_CONFIG(zicbom_block_size),
+			&caps->cbom_block_size);
+	if (isa_ext_test(caps->isa_ext, KVM_RISCV_ISA_EXT_ZICBOZ))
+		reg_get(vcpu->fd, REG_CONFIG(zicboz_block_size),
+			&caps->cboz_block_size);
+	caps->dbcn = !reg_get(vcpu->fd, REG_SBI_EXT(KVM_RISCV_SBI_EXT_DBCN),
+			      &v) && v;
+	return 0;
+}
+
+static int cpu_create(struct vm *vm, unsigned int id)
+{
+	struct vcpu *vcpu = &vm->vcpus[id];
+
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, id);
+	if (vcpu->fd < 0) {
+		pr_err("KVM_CREATE_VCPU %u: %s", id, strerror(errno));
+		return -errno;
+	}
+	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, vcpu->fd, 0);
+	if (vcpu->run == MAP_FAILED) {
+		vcpu->run = NULL;
+		pr_err("vCPU %u: cannot map kvm_run: %s", id, strerror(errno));
+		return -errno;
+	}
+	return cpu_configure(vcpu);
+}
+
+int kvm_cpus_create(struct vm *vm)
+{
+	int max = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
+	int ret;
+
+	if (max > 0 && vm->cfg->nr_cpus > (unsigned int)max) {
+		pr_err("-c %u: KVM supports at most %d vCPUs",
+		       vm->cfg->nr_cpus, max);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+		ret = cpu_create(vm, i);
+		if (ret)
+			return ret;
+	}
+	return cpu_read_caps(&vm->vcpus[0], &vm->caps);
+}
+
+void kvm_cpus_destroy(struct vm *vm)
+{
+	pthread_rwlock_wrlock(&vm->vcpu_lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		if (vcpu->run)
+			munmap(vcpu->run, vm->run_size);
+		if (vcpu->fd >= 0)
+			close(vcpu->fd);
+		vcpu->run = NULL;
+		vcpu->fd = -1;
+	}
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+}
+
+void kvm_cpu_set_ext_irq(void *opaque, int level)
+{
+	struct vcpu *vcpu = opaque;
+	struct kvm_interrupt irq = {
+		.irq = level ? KVM_INTERRUPT_SET : KVM_INTERRUPT_UNSET,
+	};
+
+	pthread_rwlock_rdlock(&vcpu->vm->vcpu_lock);
+	if (vcpu->fd >= 0 && ioctl(vcpu->fd, KVM_INTERRUPT, &irq) < 0)
+		pr_once(LOG_WARN, "vCPU %u: KVM_INTERRUPT: %s", vcpu->id,
+			strerror(errno));
+	pthread_rwlock_unlock(&vcpu->vm->vcpu_lock);
+}
+
+int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0,
+		      uint64_t a1)
+{
+	int ret = reg_set(vcpu->fd, REG_CORE(regs.pc), pc);
+
+	ret = ret ?: reg_set(vcpu->fd, REG_CORE(regs.a0), a0);
+	ret = ret ?: reg_set(vcpu->fd, REG_CORE(regs.a1), a1);
+	if (ret)
+		pr_err("vCPU %u: cannot set boot registers: %s", vcpu->id,
+		       strerror(-ret));
+	return ret;
+}
+
+/* --- exits -------------------------------------------------------------- */
+
+static void cpu_mmio(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	atomic_fetch_add(&vcpu->vm->stats.mmio_exits, 1);
+	mmio_bus_access(&vcpu->vm->bus, run->mmio.phys_addr, run->mmio.data,
+			run->mmio.len, run->mmio.is_write);
+}
+
+static void cpu_sbi(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct sbi_call call = {
+		.ext = run->riscv_sbi.extension_id,
+		.fid = run->riscv_sbi.function_id,
+		.ret = { (long)run->riscv_sbi.ret[0],
+			 (long)run->riscv_sbi.ret[1] },
+	};
+
+	atomic_fetch_add(&vcpu->vm->stats.sbi_exits, 1);
+	memcpy(call.args, run->riscv_sbi.args, sizeof(call.args));
+	sbi_handle(&vcpu->vm->sbi, &call);
+	run->riscv_sbi.ret[0] = call.ret[0];
+	run->riscv_sbi.ret[1] = call.ret[1];
+}
+
+/* The Zkr seed CSR: 16 bits of entropy per read. */
+static void cpu_csr(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint16_t entropy = 0;
+
+	atomic_fetch_add(&vcpu->vm->stats.other_exits, 1);
+	if (run->riscv_csr.csr_num != CSR_SEED) {
+		pr_guest_once("vCPU %u: CSR %#lx access forwarded; reads 0",
+			      vcpu->id, run->riscv_csr.csr_num);
+		run->riscv_csr.ret_value = 0;
+		return;
+	}
+	if (getrandom(&entropy, sizeof(entropy), 0) != sizeof(entropy))
+		entropy = 0;
+	run->riscv_csr.ret_value = SEED_OPST_ES16 | entropy;
+}
+
+static void cpu_system_event(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	switch (run->system_event.type) {
+	case KVM_SYSTEM_EVENT_SHUTDOWN:
+		vm_request_stop(vcpu->vm, VM_STOP_POWEROFF,
+				"guest powered off");
+		break;
+	case KVM_SYSTEM_EVENT_RESET:
+		vm_request_stop(vcpu->vm, VM_STOP_RESET, "guest reboot");
+		break;
+	default:
+		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+				"vCPU %u: guest crashed (system event %u)",
+				vcpu->id, run->system_event.type);
+	}
+}
+
+/* Returns false when the vCPU must stop. */
+static bool cpu_handle_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_MMIO:
+		cpu_mmio(vcpu);
+		return true;
+	case KVM_EXIT_RISCV_SBI:
+		cpu_sbi(vcpu);
+		return true;
+	case KVM_EXIT_RISCV_CSR:
+		cpu_csr(vcpu);
+		return true;
+	case KVM_EXIT_INTR:
+		return true;
+	case KVM_EXIT_SYSTEM_EVENT:
+		cpu_system_event(vcpu);
+		return false;
+	case KVM_EXIT_INTERNAL_ERROR:
+		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+				"vCPU %u: KVM internal error (suberror %u)",
+				vcpu->id, run->internal.suberror);
+		return false;
+	case KVM_EXIT_FAIL_ENTRY:
+		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+				"vCPU %u: entry failed (reason %#llx)", vcpu->id,
+				(unsigned long long)run->fail_entry
+					.hardware_entry_failure_reason);
+		return false;
+	default:
+		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+				"vCPU %u: unexpected KVM exit %u", vcpu->id,
+				run->exit_reason);
+		return false;
+	}
+}
+
+static void *cpu_thread(void *arg)
+{
+	struct vcpu *vcpu = arg;
+	struct vm *vm = vcpu->vm;
+
+	while (!atomic_load(&vm->stop)) {
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			vm_request_stop(vm, VM_STOP_HOST_ERROR,
+					"vCPU %u: KVM_RUN: %s", vcpu->id,
+					strerror(errno));
+			break;
+		}
+		if (!cpu_handle_exit(vcpu))
+			break;
+	}
+	return NULL;
+}
+
+static void cpu_kick_handler(int sig)
+{
+	(void)sig;
+}
+
+int kvm_cpus_start(struct vm *vm)
+{
+	struct sigaction sa = { .sa_handler = cpu_kick_handler };
+	sigset_t kick;
+	int ret;
+
+	/* SIGUSR1 kicks a vCPU out of KVM_RUN: unblocked in vCPU threads. */
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&kick);
+	sigaddset(&kick, SIGUSR1);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		vcpu->run->immediate_exit = 0;
+		pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+		ret = pthread_create(&vcpu->thread, NULL, cpu_thread, vcpu);
+		pthread_sigmask(SIG_BLOCK, &kick, NULL);
+		if (ret) {
+			pr_err("cannot start vCPU %u: %s", i, strerror(ret));
+			return -ret;
+		}
+		vcpu->thread_started = true;
+	}
+	return 0;
+}
+
+void kvm_cpus_stop(struct vm *vm)
+{
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		if (!vcpu->thread_started)
+			continue;
+		vcpu->run->immediate_exit = 1;
+		pthread_kill(vcpu->thread, SIGUSR1);
+	}
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		if (vcpu->thread_started)
+			pthread_join(vcpu->thread, NULL);
+		vcpu->thread_started = false;
+	}
+}

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lkvm: command line -> config -> boot steps -> vCPU threads.
+ *
+ * The boot steps are an explicit table, run in order and unwound in reverse
+ * on failure.  Steps marked per_boot are unwound and run again when the
+ * guest reboots: a fresh KVM VM, zeroed RAM, new vCPUs, images and FDT
+ * loaded again; devices persist and are reset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libfdt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "exit_codes.h"
+#include "fdt.h"
+#include "layout.h"
+#include "loader.h"
+#include "log.h"
+#include "term.h"
+#include "vm.h"
+
+#define UART_FDT_PATH "/soc/serial@10000000"
+
+struct boot_step {
+	const char *name;
+	int (*up)(struct vm *vm);
+	void (*down)(struct vm *vm);
+	bool per_boot;
+};
+
+void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)
+{
+	int expected = VM_RUNNING;
+	uint64_t one = 1;
+	va_list ap;
+
+	if (!atomic_compare_exchange_strong(&vm->stop, &expected, why))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(vm->stop_buf, sizeof(vm->stop_buf), fmt, ap);
+	va_end(ap);
+	if (write(vm->stop_fd, &one, sizeof(one)) < 0)
+		pr_err("cannot wake the main thread: %s", strerror(errno));
+}
+
+/* --- console backends ----------------------------------------------------- */
+
+static void stdout_write(void *opaque, const uint8_t *buf, size_t len)
+{
+	(void)opaque;
+	console_write_all(STDOUT_FILENO, buf, len);
+}
+
+static size_t hv_read(void *opaque, uint8_t *buf, size_t len)
+{
+	return console_pop(opaque, buf, len);
+}
+
+/* Offer input to the guest's console; returns how much it took. */
+static size_t console_deliver(struct vm *vm, const uint8_t *buf, size_t len)
+{
+	if (vm->cfg->console == CONSOLE_HV)
+		return console_push(&vm->console, buf, len);
+	return uart8250_receive(&vm->uart, buf, len);
+}
+
+/*
+ * The input thread: stdin is always polled, so piped input reaches the
+ * guest too.  Bytes the guest cannot take yet wait here; none are dropped.
+ */
+static void *console_thread(void *arg)
+{
+	struct vm *vm = arg;
+	uint8_t in[256], out[2 * sizeof(in)];
+	size_t pending = 0, done = 0;
+	bool stop;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		ssize_t n;
+
+		if (done < pending) {
+			size_t took = console_deliver(vm, out + done,
+						      pending - done);
+
+			done += took;
+			if (!took)
+				usleep(5000);
+			continue;
+		}
+		if (poll(&pfd, 1, -1) <= 0)
+			continue;
+		n = read(STDIN_FILENO, in, sizeof(in));
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return NULL;	/* EOF: the guest keeps running */
+		}
+		pending = console_filter(&vm->console, in, n, out, &stop);
+		done = 0;
+		if (stop)
+			vm_request_stop(vm, VM_STOP_SIGNAL, "stopped by Ctrl-A x");
+	}
+}
+
+static int step_console_up(struct vm *vm)
+{
+	static const struct sbi_console hv_ops = {
+		.write = stdout_write, .read = hv_read,
+	};
+	pthread_t thread;
+	int ret;
+
+	console_init(&vm->console);
+	vm->hv_console = hv_ops;
+	vm->hv_console.opaque = &vm->console;
+	vm->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (vm->stop_fd < 0)
+		return -errno;
+	term_raw();
+	ret = pthread_create(&thread, NULL, console_thread, vm);
+	if (ret)
+		return -ret;
+	pthread_detach(thread);
+	return 0;
+}
+
+static void step_console_down(struct vm *vm)
+{
+	term_restore();
+	close(vm->stop_fd);
+}
+
+/* --- devices -------------------------------------------------------------- */
+
+static void uart_irq_set(void *opaque, int level)
+{
+	struct vm *vm = opaque;
+
+	plic_set_irq(&vm->plic, LAYOUT_UART_IRQ, level);
+}
+
+static int step_devices_up(struct vm *vm)
+{
+	static const struct char_out uart_out = { .write = stdout_write };
+	int ret;
+
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
+		vm->plic_out[i] = (struct irq_line){
+			.set = kvm_cpu_set_ext_irq, .opaque = &vm->vcpus[i],
+		};
+	ret = plic_init(&vm->plic, vm->cfg->nr_cpus, vm->plic_out);
+	if (ret)
+		return ret;
+	vm->uart_irq = (struct irq_line){ .set = uart_irq_set, .opaque = vm };
+	ret = uart8250_init(&vm->uart, &vm->uart_irq, &uart_out);
+	if (ret)
+		return ret;
+	ret = mmio_bus_add(&vm->bus, LAYOUT_PLIC_BASE, LAYOUT_PLIC_SIZE,
+			   &plic_mmio_ops, &vm->plic);
+	return ret ?: mmio_bus_add(&vm->bus, LAYOUT_UART_BASE,
+				   LAYOUT_UART_SIZE, &uart8250_mmio_ops,
+				   &vm->uart);
+}
+
+static void step_devices_down(struct vm *vm)
+{
+	uart8250_destroy(&vm->uart);
+	plic_destroy(&vm->plic);
+}
+
+/* --- images and device tree ----------------------------------------------- */
+
+static const char *mmu_type(unsigned long satp_mode)
+{
+	switch (satp_mode) {
+	case 8:
+		return "riscv,sv39";
+	case 9:
+		return "riscv,sv48";
+	case 10:
+		return "riscv,sv57";
+	default:
+		return NULL;
+	}
+}
+
+/* Write the DTB to a temporary file and rename it: never half-written. */
+static int dump_dtb(const char *path, const void *fdt, size_t size)
+{
+	char tmp[4096];
+	int fd, ret = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0 || console_write_all(fd, fdt, size) || fsync(fd))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		pr_err("--dump-dtb %s: %s", path, strerror(-ret));
+	}
+	return ret;
+}
+
+static int build_fdt(struct vm *vm, const struct loader_placement *place)
+{
+	const struct fdt_device devices[] = {
+		{ &plic_mmio_ops, &vm->plic },
+		{ &uart8250_mmio_ops, &vm->uart },
+	};
+	uint8_t seed[32];
+	struct fdt_params p = {
+		.cfg = vm->cfg,
+		.timebase_freq = vm->caps.timebase_freq,
+		.mmu_type = mmu_type(vm->caps.satp_mode),
+		.cbom_block_size = vm->caps.cbom_block_size,
+		.cboz_block_size = vm->caps.cboz_block_size,
+		.initrd_start = place->initrd_start,
+		.initrd_end = place->initrd_end,
+		.rng_seed = seed,
+		.rng_seed_len = sizeof(seed),
+		.stdout_path = vm->cfg->console == CONSOLE_SERIAL ?
+				       UART_FDT_PATH : NULL,
+		.devices = devices,
+		.nr_devices = sizeof(devices) / sizeof(*devices),
+	};
+	void *fdt = guest_mem_ptr(&vm->mem, place->fdt_addr, place->fdt_max);
+	int ret;
+
+	memcpy(p.isa_ext, vm->caps.isa_ext, sizeof(p.isa_ext));
+	if (getrandom(seed, sizeof(seed), 0) != sizeof(seed))
+		p.rng_seed_len = 0;
+	if (!fdt)
+		return -EFAULT;
+	ret = fdt_build(&p, fdt, place->fdt_max);
+	if (ret) {
+		pr_err("cannot build the device tree: %s", strerror(-ret));
+		return ret;
+	}
+	if (vm->cfg->dump_dtb && vm->boots == 0)
+		return dump_dtb(vm->cfg->dump_dtb, fdt, fdt_totalsize(fdt));
+	return 0;
+}
+
+static int step_load(struct vm *vm)
+{
+	struct loader_files files = {
+		.kernel = vm->cfg->kernel, .initrd = vm->cfg->initrd,
+		.fdt_max = FDT_MAX_SIZE,
+	};
+	struct loader_placement place;
+	struct image_why why = { "" };
+	int ret;
+
+	ret = loader_load(&vm->mem, &files, &place, &why);
+	if (ret) {
+		pr_err("%s", why.msg);
+		return ret;
+	}
+	ret = build_fdt(vm, &place);
+	if (ret)
+		return ret;
+	vm->kernel_entry = place.kernel_addr;
+	vm->fdt_addr = place.fdt_addr;
+	return kvm_cpu_boot_regs(&vm->vcpus[0], place.kernel_addr, 0,
+				 place.fdt_addr);
+}
+
+/* --- lifecycle ------------------------------------------------------------ */
+
+static const struct boot_step boot_steps[] = {
+	{ "console", step_console_up, step_console_down, false },
+	{ "devices", step_devices_up, step_devices_down, false },
+	{ "kvm", kvm_vm_open, kvm_vm_close, true },
+	{ "ram", kvm_ram_map, kvm_ram_unmap, true },
+	{ "vcpus", kvm_cpus_create, kvm_cpus_destroy, true },
+	{ "load", step_load, NULL, true },
+};
+#define NR_STEPS (sizeof(boot_steps) / sizeof(*boot_steps))
+
+/* Unwind steps [from, to) in reverse; per_boot_only keeps the others. */
+static void steps_down(struct vm *vm, size_t to, bool per_boot_only)
+{
+	while (to-- > 0)
+		if (boot_steps[to].down &&
+		    (!per_boot_only || boot_steps[to].per_boot))
+			boot_steps[to].down(vm);
+}
+
+/* Run the steps not yet done; returns how many are done. */
+static int steps_up(struct vm *vm, bool per_boot_only, size_t *done)
+{
+	for (size_t i = 0; i < NR_STEPS; i++) {
+		int ret;
+
+		if (per_boot_only && !boot_steps[i].per_boot)
+			continue;
+		pr_debug("boot step %s", boot_steps[i].name);
+		ret = boot_steps[i].up(vm);
+		if (ret) {
+			*done = i;
+			return ret;
+		}
+	}
+	*done = NR_STEPS;
+	return 0;
+}
+
+/* Block the signals the main thread handles; returns a signalfd. */
+static int signals_setup(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	sigdelset(&set, SIGUSR1);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+/* Wait for a stop request or a signal. */
+static void wait_for_stop(struct vm *vm, int sfd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = vm->stop_fd, .events = POLLIN },
+		{ .fd = sfd, .events = POLLIN },
+	};
+	struct signalfd_siginfo si;
+	uint64_t v;
+
+	while (!atomic_load(&vm->stop)) {
+		if (poll(pfd, 2, -1) < 0)
+			continue;
+		if ((pfd[1].revents & POLLIN) &&
+		    read(sfd, &si, sizeof(si)) == sizeof(si))
+			vm_request_stop(vm, VM_STOP_SIGNAL, "stopped by %s",
+					strsignal(si.ssi_signo));
+	}
+	if (read(vm->stop_fd, &v, sizeof(v)) < 0)
+		v = 0;
+}
+
+static int run_vm(struct vm *vm, int sfd)
+{
+	size_t done;
+	int ret;
+
+	ret = steps_up(vm, false, &done);
+	while (!ret) {
+		ret = kvm_cpus_start(vm);
+		if (ret)
+			break;
+		wait_for_stop(vm, sfd);
+		kvm_cpus_stop(vm);
+		if (atomic_load(&vm->stop) != VM_STOP_RESET)
+			break;
+		pr_info("guest reboot (%lu): resetting the VM", ++vm->boots);
+		steps_down(vm, done, true);
+		mmio_bus_reset(&vm->bus);
+		atomic_store(&vm->stop, VM_RUNNING);
+		ret = steps_up(vm, true, &done);
+	}
+	/* The failing step has said why. */
+	if (ret && !atomic_load(&vm->stop))
+		vm_request_stop(vm, VM_STOP_HOST_ERROR, "%s", "");
+	steps_down(vm, done, false);
+	return ret;
+}
+
+static int exit_status(struct vm *vm)
+{
+	switch (atomic_load(&vm->stop)) {
+	case VM_STOP_POWEROFF:
+		pr_info("%s", vm->stop_buf);
+		return LKVM_EXIT_POWEROFF;
+	case VM_STOP_SIGNAL:
+		pr_err("%s", vm->stop_buf);
+		return LKVM_EXIT_STOPPED;
+	case VM_STOP_CRASH:
+		pr_err("%s", vm->stop_buf);
+		return LKVM_EXIT_GUEST_CRASH;
+	default:
+		if (vm->stop_buf[0])
+			pr_err("%s", vm->stop_buf);
+		return LKVM_EXIT_HOST_ERROR;
+	}
+}
+
+static void print_vm_stats(const struct vm *vm)
+{
+	pr_info("exits to user space: %lu MMIO, %lu SBI, %lu other",
+		atomic_load(&vm->stats.mmio_exits),
+		atomic_load(&vm->stats.sbi_exits),
+		atomic_load(&vm->stats.other_exits));
+}
+
+static int cmd_run(struct vm_config *cfg)
+{
+	static struct vm vm = { .kvm_fd = -1, .vm_fd = -1, .stop_fd = -1 };
+	char summary[512];
+	int sfd, status;
+
+	vm.cfg = cfg;
+	for (unsigned int i = 0; i < CONFIG_MAX_CPUS; i++)
+		vm.vcpus[i].fd = -1;
+	pthread_rwlock_init(&vm.vcpu_lock, NULL);
+	vm.sbi = (struct sbi_ctx){ .mem = &vm.mem, .console = &vm.hv_console };
+	if (!cli_summary(cfg, summary, sizeof(summary)))
+		pr_info("%s", summary);
+	sfd = signals_setup();
+	run_vm(&vm, sfd);
+	status = exit_status(&vm);
+	if (cfg->debug)
+		print_vm_stats(&vm);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static struct vm_config cfg;
+	struct cli_host host;
+	int ret;
+
+	cli_host_probe(&host);
+	ret = cli_parse(argc, argv, &host, &cfg, stdout, stderr);
+	if (ret < 0)
+		return LKVM_EXIT_USAGE;
+	if (ret == CLI_DONE)
+		return 0;
+	log_level = cfg.loglevel;
+	return cmd_run(&cfg);
+}

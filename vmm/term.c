@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "term.h"
+
+static struct termios saved;
+static volatile sig_atomic_t saved_valid;
+
+void term_restore(void)
+{
+	if (saved_valid) {
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+		saved_valid = 0;
+	}
+}
+
+/* A crash still leaves a usable terminal: restore, then die as before. */
+static void term_fatal_signal(int sig)
+{
+	term_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void term_raw(void)
+{
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL };
+	struct termios raw;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved) < 0)
+		return;
+	raw = saved;
+	cfmakeraw(&raw);
+	/* Keep output post-processing so host log lines stay readable. */
+	raw.c_oflag |= OPOST | ONLCR;
+	saved_valid = 1;
+	atexit(term_restore);
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(*fatal); i++)
+		signal(fatal[i], term_fatal_signal);
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+}

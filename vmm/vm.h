@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The running VM: KVM handles, guest RAM, vCPUs, devices and the stop
+ * request that vCPU threads raise and the main thread acts on.
+ */
+#ifndef RVKVM_VM_H
+#define RVKVM_VM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "console.h"
+#include "guest_mem.h"
+#include "isa.h"
+#include "mmio_bus.h"
+#include "sbi.h"
+#include "devices/plic.h"
+#include "devices/uart8250.h"
+
+struct kvm_run;
+
+/* Why the VM stops; the first request wins. */
+enum vm_stop {
+	VM_RUNNING = 0,
+	VM_STOP_POWEROFF,	/* SRST shutdown */
+	VM_STOP_RESET,		/* SRST reboot: reset and boot again */
+	VM_STOP_SIGNAL,		/* signal or Ctrl-A x */
+	VM_STOP_CRASH,		/* guest crashed */
+	VM_STOP_HOST_ERROR,	/* host-side failure while running */
+};
+
+struct vcpu {
+	struct vm *vm;
+	unsigned int id;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	bool thread_started;
+};
+
+/* What KVM tells about the harts (the same for all). */
+struct cpu_caps {
+	unsigned long isa;			/* CONFIG isa (single letters) */
+	uint64_t isa_ext[ISA_EXT_WORDS];	/* enabled ISA_EXT ids */
+	unsigned long satp_mode;
+	unsigned long cbom_block_size, cboz_block_size;
+	unsigned long timebase_freq;
+	bool dbcn;				/* SBI DBCN enabled */
+};
+
+struct vm_stats {
+	atomic_ulong mmio_exits, sbi_exits, other_exits;
+};
+
+struct vm {
+	struct vm_config *cfg;
+	int kvm_fd, vm_fd;
+	int run_size;
+	struct guest_mem mem;
+	size_t ram_map_size;
+	struct vcpu vcpus[CONFIG_MAX_CPUS];
+	struct cpu_caps caps;
+
+	struct mmio_bus bus;
+	struct plic plic;
+	struct irq_line plic_out[CONFIG_MAX_CPUS];
+	struct uart8250 uart;
+	struct irq_line uart_irq;
+	struct console console;
+	struct sbi_console hv_console;
+	struct sbi_ctx sbi;
+	/* Held for reading to use a vCPU fd from outside its thread. */
+	pthread_rwlock_t vcpu_lock;
+
+	uint64_t kernel_entry, fdt_addr;
+	unsigned long boots;
+
+	_Atomic int stop;		/* enum vm_stop */
+	int stop_fd;			/* eventfd: wakes the main thread */
+	const char *stop_why;		/* message for the exit line */
+	char stop_buf[160];
+	struct vm_stats stats;
+};
+
+/* Raise a stop request (first one wins); safe from any thread. */
+void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* kvm_vm.c */
+int kvm_vm_open(struct vm *vm);
+void kvm_vm_close(struct vm *vm);
+int kvm_ram_map(struct vm *vm);
+void kvm_ram_unmap(struct vm *vm);
+
+/* kvm_cpu.c */
+int kvm_cpus_create(struct vm *vm);
+void kvm_cpus_destroy(struct vm *vm);
+int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0,
+		      uint64_t a1);
+int kvm_cpus_start(struct vm *vm);
+/* An irq_line set(): the hart's supervisor external interrupt. */
+void kvm_cpu_set_ext_irq(void *opaque, int level);
+void kvm_cpus_stop(struct vm *vm);
+
+#endif
