@@ -69,10 +69,16 @@ lkvm:
 	@echo "lkvm: no VMM sources yet"
 endif
 
-riscv-tests: $(BUILD)/riscv64/kvm-smoke
+riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm
 $(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | deps
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $^ -o $@
+
+# A bare-metal guest in Image format (tests/e2e/sbi-probe.S).
+$(BUILD)/riscv64/%.Image: tests/e2e/%.S | deps
+	@mkdir -p $(dir $@)
+	$(RV_CC) -nostdlib -static -Wl,-Ttext=0 -Wl,--build-id=none $< -o $@.elf
+	$(CROSS)objcopy -O binary -j .text $@.elf $@
 
 # --- native unit tests and fuzzers ------------------------------------
 

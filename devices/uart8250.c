@@ -126,15 +126,15 @@ static uint8_t uart_msr_lines(const struct uart8250 *u)
 }
 
 /* Delta bits for a change of the input lines; TERI only on RI falling. */
-static uint8_t uart_msr_deltas(uint8_t old, uint8_t new)
+static uint8_t uart_msr_deltas(uint8_t old, uint8_t now)
 {
-	uint8_t changed = old ^ new, delta = 0;
+	uint8_t changed = old ^ now, delta = 0;
 
 	if (changed & UART8250_MSR_CTS)
 		delta |= UART8250_MSR_DCTS;
 	if (changed & UART8250_MSR_DSR)
 		delta |= UART8250_MSR_DDSR;
-	if ((old & UART8250_MSR_RI) && !(new & UART8250_MSR_RI))
+	if ((old & UART8250_MSR_RI) && !(now & UART8250_MSR_RI))
 		delta |= UART8250_MSR_TERI;
 	if (changed & UART8250_MSR_DCD)
 		delta |= UART8250_MSR_DDCD;
@@ -154,10 +154,12 @@ static void uart_write_ier(struct uart8250 *u, uint8_t val)
 	uint8_t old = u->ier;
 
 	u->ier = val & UART8250_IER_MASK;
+	if (u->ier & UART8250_IER_ERBFI)
+		u->rx_armed = true;
 	if (!(u->ier & UART8250_IER_ETBEI))
 		u->thr_ipending = false;
 	else if (!(old & UART8250_IER_ETBEI))
-		u->thr_ipending = true;	/* THR is always empty */
+		u->thr_ipending = true; /* THR is always empty */
 }
 
 /*
@@ -175,8 +177,8 @@ static void uart_write_fcr(struct uart8250 *u, uint8_t val)
 	if (val & UART8250_FCR_RFR)
 		uart_rx_clear(u);
 	/* TFR: the transmit FIFO is always empty. */
-	u->fcr = val & (UART8250_FCR_FE | UART8250_FCR_DMA |
-			UART8250_FCR_TRIG_MASK);
+	u->fcr = val &
+		 (UART8250_FCR_FE | UART8250_FCR_DMA | UART8250_FCR_TRIG_MASK);
 }
 
 /* A THR write; returns true when 'val' must go out to char_out. */
@@ -228,7 +230,10 @@ static uint8_t uart_read_reg(struct uart8250 *u, unsigned int reg)
 
 	switch (reg) {
 	case UART8250_RBR:
-		return dlab ? u->dll : uart_rx_pop(u);
+		if (dlab)
+			return u->dll;
+		u->rx_armed = true;
+		return uart_rx_pop(u);
 	case UART8250_IER:
 		return dlab ? u->dlm : u->ier;
 	case UART8250_IIR:
@@ -285,8 +290,8 @@ static bool uart_write_reg(struct uart8250 *u, unsigned int reg, uint8_t val)
 static bool uart_access_ok(uint64_t offset, unsigned int len)
 {
 	if (len != 1) {
-		pr_guest_once("uart8250: %u-byte access at 0x%llx ignored",
-			      len, (unsigned long long)offset);
+		pr_guest_once("uart8250: %u-byte access at 0x%llx ignored", len,
+			      (unsigned long long)offset);
 		return false;
 	}
 	if (offset >= UART8250_NR_REGS) {
@@ -344,6 +349,7 @@ static void uart_reset_locked(struct uart8250 *u)
 	u->msr_delta = 0;
 	u->overrun = false;
 	u->thr_ipending = false;
+	u->rx_armed = false;
 	uart_rx_clear(u);
 	uart_update_irq(u);
 }
@@ -361,8 +367,10 @@ static int uart_mmio_fdt(void *opaque, void *fdt)
 {
 	const uint64_t base = LAYOUT_UART_BASE, size = LAYOUT_UART_SIZE;
 	const fdt32_t reg[4] = {
-		cpu_to_fdt32(base >> 32), cpu_to_fdt32((uint32_t)base),
-		cpu_to_fdt32(size >> 32), cpu_to_fdt32((uint32_t)size),
+		cpu_to_fdt32(base >> 32),
+		cpu_to_fdt32((uint32_t)base),
+		cpu_to_fdt32(size >> 32),
+		cpu_to_fdt32((uint32_t)size),
 	};
 	char name[32];
 	int ret;
@@ -409,10 +417,16 @@ void uart8250_destroy(struct uart8250 *u)
 	pthread_mutex_destroy(&u->lock);
 }
 
+/*
+ * Host input waits until a guest driver listens: it enabled the
+ * received-data interrupt or read RBR.  Linux clears the FIFOs when it
+ * opens the port, so bytes offered earlier (piped input at start-up) would
+ * be lost.  A polling driver arms the receiver with its first RBR read.
+ */
 static size_t uart_rx_space_locked(const struct uart8250 *u)
 {
-	if (uart_loopback(u))
-		return 0;	/* the receiver is disconnected from the line */
+	if (uart_loopback(u) || !u->rx_armed)
+		return 0; /* the receiver is disconnected from the line */
 	return uart_rx_capacity(u) - u->rx_count;
 }
 

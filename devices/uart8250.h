@@ -104,16 +104,17 @@ struct uart8250 {
 	pthread_mutex_t lock;
 	struct irq_line irq;
 	struct char_out out;
-	int irq_level;		/* last level given to irq.set() */
+	int irq_level; /* last level given to irq.set() */
 
 	uint8_t ier, fcr, lcr, mcr, scr, dll, dlm;
-	uint8_t msr_delta;	/* MSR bits 3:0; bits 7:4 are computed */
-	bool overrun;		/* LSR.OE, cleared by reading LSR */
-	bool thr_ipending;	/* THRE interrupt latched, see uart8250.c */
+	uint8_t msr_delta; /* MSR bits 3:0; bits 7:4 are computed */
+	bool overrun; /* LSR.OE, cleared by reading LSR */
+	bool thr_ipending; /* THRE interrupt latched, see uart8250.c */
+	bool rx_armed; /* a guest driver listens: host input may arrive */
 
 	uint8_t rx_fifo[UART8250_FIFO_SIZE];
-	unsigned int rx_head;	/* index of the oldest byte */
-	unsigned int rx_count;	/* bytes waiting, <= UART8250_FIFO_SIZE */
+	unsigned int rx_head; /* index of the oldest byte */
+	unsigned int rx_count; /* bytes waiting, <= UART8250_FIFO_SIZE */
 };
 
 /*

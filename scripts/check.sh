@@ -89,6 +89,10 @@ suite_e2e() {
 			--test "$script" >"$log" 2>&1
 		rc=$?
 		n=$(collect "e2e/$name" "$log")
+		if [ -x "tests/e2e/$name.post" ]; then
+			"tests/e2e/$name.post" "$log" >"$logs/e2e-$name.post.log" 2>&1
+			collect "e2e/$name" "$logs/e2e-$name.post.log" >/dev/null
+		fi
 		# The case itself: the script's status, and that it ran at all.
 		if [ $rc -eq 0 ] && [ "$n" -gt 0 ]; then
 			record PASS "e2e/$name/status"

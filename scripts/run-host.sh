@@ -9,8 +9,9 @@
 #   --add SRC:DEST    add a file or directory to the host image (repeatable)
 #   --lkvm            add lkvm (/rvkvm/lkvm), the kernel (/rvkvm/Image) and a
 #                     guest initramfs with a shell (/rvkvm/guest.cpio.gz)
-#   --guest-test S    also add a guest initramfs that runs script S
-#                     (/rvkvm/guest-test.cpio.gz); implies --lkvm
+#   --guest-test S    also add a guest initramfs that runs script S, as
+#                     /rvkvm/guest-<S without .sh>.cpio.gz (repeatable);
+#                     implies --lkvm
 #   --timeout SEC     kill QEMU after SEC seconds (default 300; 0 = none);
 #                     exit status 124 on timeout
 #   --log FILE        also write the console to FILE
@@ -28,15 +29,15 @@ usage() {
 	exit 2
 }
 
-aia=0 lkvm=0 guest_test= test= timeout=300 log= append= smp=2 mem=2G
-adds=()
+aia=0 lkvm=0 test= timeout=300 log= append= smp=2 mem=2G
+adds=() guest_tests=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--aia) aia=1; shift ;;
 	--test) test=$2; shift 2 ;;
 	--add) adds+=(--add "$2"); shift 2 ;;
 	--lkvm) lkvm=1; shift ;;
-	--guest-test) lkvm=1; guest_test=$2; shift 2 ;;
+	--guest-test) lkvm=1; guest_tests+=("$2"); shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
@@ -61,11 +62,11 @@ if [ $lkvm -eq 1 ]; then
 	adds+=(--add "$lkvm_bin:/rvkvm/lkvm" --add "$kernel:/rvkvm/Image"
 		--add "$work/guest.cpio.gz:/rvkvm/guest.cpio.gz")
 fi
-if [ -n "$guest_test" ]; then
-	"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$work/guest-test.cpio.gz" \
-		--test "$guest_test"
-	adds+=(--add "$work/guest-test.cpio.gz:/rvkvm/guest-test.cpio.gz")
-fi
+for g in "${guest_tests[@]}"; do
+	name=guest-$(basename "$g" .sh).cpio.gz
+	"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$work/$name" --test "$g"
+	adds+=(--add "$work/$name:/rvkvm/$name")
+done
 "$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" "${adds[@]}" \
 	${test:+--test "$test"}
 

@@ -41,7 +41,7 @@ typedef int cli_setter(struct cli_run *r, const struct cli_opt *o,
 struct cli_opt {
 	const char *name;	/* long name; NULL: a group title in .help */
 	char letter;		/* short option, 0 if none */
-	bool prefix;		/* --<name>EXT, EXT passed as the argument */
+	bool prefix;		/* --<name>EXT, EXT is passed as arg */
 	const char *arg;	/* argument name for --help; NULL: a flag */
 	const char *help;	/* a '\n' continues in the help column */
 	cli_setter *set;
@@ -111,13 +111,18 @@ int cli_parse_u64(const char *s, uint64_t *val)
 static int size_shift(char suffix)
 {
 	switch (suffix) {
-	case '\0': case 'M': case 'm':
+	case '\0':
+	case 'M':
+	case 'm':
 		return 20;
-	case 'K': case 'k':
+	case 'K':
+	case 'k':
 		return 10;
-	case 'G': case 'g':
+	case 'G':
+	case 'g':
 		return 30;
-	case 'T': case 't':
+	case 'T':
+	case 't':
 		return 40;
 	}
 	return -1;
@@ -411,7 +416,7 @@ static const struct cli_opt cli_opts[] = {
 	{ OPT("debug", 0, NULL, set_debug, "Same as --loglevel debug") },
 	{ OPT("loglevel", 0, "LEVEL", set_loglevel,
 	      "error, warning, info or debug\n"
-	      "(default: warning)") },
+	      "(default: info)") },
 	{ OPT("dump-dtb", 0, "FILE", set_path,
 	      "Write the generated device tree to FILE"),
 	  .field = CFG(dump_dtb) },
@@ -571,6 +576,13 @@ uint64_t cli_default_mem(unsigned int cpus, uint64_t host_mem)
 	return mem;
 }
 
+static unsigned int default_cpus(unsigned int online)
+{
+	if (!online)
+		return 1;
+	return online > CONFIG_MAX_CPUS ? CONFIG_MAX_CPUS : online;
+}
+
 static int cmdline_build(struct cli_run *r)
 {
 	struct vm_config *cfg = r->cfg;
@@ -598,9 +610,7 @@ static int run_finish(struct cli_run *r)
 	if (!cfg->kernel)
 		return cli_err(r, "no kernel given (-k FILE)");
 	if (!cfg->nr_cpus)
-		cfg->nr_cpus = host->online_cpus < 1 ? 1 :
-			       host->online_cpus > CONFIG_MAX_CPUS ?
-			       CONFIG_MAX_CPUS : host->online_cpus;
+		cfg->nr_cpus = default_cpus(host->online_cpus);
 	if (!cfg->ram_size)
 		cfg->ram_size = cli_default_mem(cfg->nr_cpus, host->mem_bytes);
 	else if (host->mem_bytes && cfg->ram_size > host->mem_bytes)
@@ -667,7 +677,7 @@ int cli_parse(int argc, char **argv, const struct cli_host *host,
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->console = CONSOLE_SERIAL;
-	cfg->loglevel = LOG_WARN;
+	cfg->loglevel = LOG_INFO;
 	if (argc < 2)
 		return cli_err(&r, "no command given (see 'lkvm help')");
 	for (const struct cli_cmd *c = cli_cmds; c < cli_cmds + n; c++)
@@ -700,16 +710,23 @@ int cli_summary(const struct vm_config *cfg, char *buf, size_t size)
 
 /* --- help -------------------------------------------------------------- */
 
+/* "  -c, --cpus N", "      --name NAME" or "      --disable-EXT". */
+static int help_left(char *buf, size_t size, const struct cli_opt *o)
+{
+	char letter[8] = "    ";
+	const char *sep = o->prefix ? "EXT" : o->arg ? " " : "";
+
+	if (o->letter)
+		snprintf(letter, sizeof(letter), "-%c, ", o->letter);
+	return snprintf(buf, size, "  %s--%s%s%s", letter, o->name, sep,
+			o->arg ? o->arg : "");
+}
+
 static void help_opt(FILE *out, const struct cli_opt *o)
 {
 	char left[64];
-	int n;
+	int n = help_left(left, sizeof(left), o);
 
-	n = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s",
-		     o->letter ? '-' : ' ', o->letter ? o->letter : ' ',
-		     o->letter ? ", " : "  ", o->name,
-		     o->prefix ? "EXT" : o->arg ? " " : "",
-		     o->prefix || !o->arg ? "" : o->arg);
 	if (n >= HELP_COL - 1)
 		fprintf(out, "%s\n%*s", left, HELP_COL, "");
 	else

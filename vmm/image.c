@@ -62,9 +62,15 @@ struct image_format {
 
 /* Files people pass by mistake, to turn "bad magic" into advice. */
 static const struct image_format image_formats[] = {
-	{ 0, 4, "\x7f" "ELF", "an ELF file (vmlinux?); use arch/riscv/boot/Image" },
+	{ 0, 4,
+	  "\x7f"
+	  "ELF",
+	  "an ELF file (vmlinux?); use arch/riscv/boot/Image" },
 	{ 4, 4, "zimg", "an EFI zboot image; use the plain Image or Image.gz" },
-	{ 0, 6, "\xfd" "7zXZ\0", "xz-compressed; only gzip is supported" },
+	{ 0, 6,
+	  "\xfd"
+	  "7zXZ\0",
+	  "xz-compressed; only gzip is supported" },
 	{ 0, 4, "\x28\xb5\x2f\xfd", "zstd-compressed; only gzip is supported" },
 	{ 0, 3, "BZh", "bzip2-compressed; only gzip is supported" },
 	{ 0, 4, "\x02\x21\x4c\x18", "lz4-compressed; only gzip is supported" },
@@ -79,14 +85,14 @@ static const char *image_format_hint(const uint8_t *p, size_t len)
 
 	for (i = 0; i < sizeof(image_formats) / sizeof(image_formats[0]); i++) {
 		f = &image_formats[i];
-		if (len >= f->off + f->len && !memcmp(p + f->off, f->magic, f->len))
+		if (len >= f->off + f->len &&
+		    !memcmp(p + f->off, f->magic, f->len))
 			return f->hint;
 	}
 	return NULL;
 }
 
-static int image_bad_magic(const uint8_t *p, size_t len,
-			   struct image_why *why)
+static int image_bad_magic(const uint8_t *p, size_t len, struct image_why *why)
 {
 	const char *hint = image_format_hint(p, len);
 
@@ -105,16 +111,23 @@ static int image_bad_magic(const uint8_t *p, size_t len,
 static int image_check_text_offset(uint64_t off, struct image_why *why)
 {
 	if (off == 0) {
-		image_why_set(why, "text_offset is 0: an M-mode kernel, which cannot run as a KVM guest");
+		image_why_set(
+			why,
+			"text_offset is 0: an M-mode kernel, which cannot run as a KVM guest");
 		return -EINVAL;
 	}
 	if (off % IMAGE_TEXT_ALIGN) {
-		image_why_set(why, "text_offset %#" PRIx64 " is not a multiple of 2 MiB (RV64 kernels must start on a 2 MiB boundary)",
-			      off);
+		image_why_set(
+			why,
+			"text_offset %#" PRIx64
+			" is not a multiple of 2 MiB (RV64 kernels must start on a 2 MiB boundary)",
+			off);
 		return -EINVAL;
 	}
 	if (off >= IMAGE_TEXT_OFFSET_MAX) {
-		image_why_set(why, "text_offset %#" PRIx64 " is not below the 64 MiB sanity limit",
+		image_why_set(why,
+			      "text_offset %#" PRIx64
+			      " is not below the 64 MiB sanity limit",
 			      off);
 		return -EINVAL;
 	}
@@ -131,12 +144,16 @@ static int image_check_size(const struct image_info *info, size_t len,
 		return -EINVAL;
 	}
 	if (size < len) {
-		image_why_set(why, "image_size %" PRIu64 " is smaller than the Image itself (%zu bytes)",
+		image_why_set(why,
+			      "image_size %" PRIu64
+			      " is smaller than the Image itself (%zu bytes)",
 			      size, len);
 		return -EINVAL;
 	}
 	if (off > ram_size || size > ram_size - off) {
-		image_why_set(why, "kernel image_size %" PRIu64 " at RAM + %#" PRIx64 " exceeds guest RAM of %" PRIu64 " bytes",
+		image_why_set(why,
+			      "kernel image_size %" PRIu64 " at RAM + %#" PRIx64
+			      " exceeds guest RAM of %" PRIu64 " bytes",
 			      size, off, ram_size);
 		return -EFBIG;
 	}
@@ -150,8 +167,10 @@ int image_parse(const void *buf, size_t len, uint64_t ram_size,
 	int ret;
 
 	if (len < IMAGE_HEADER_SIZE) {
-		image_why_set(why, "truncated: %zu bytes, a RISC-V Image header needs %d",
-			      len, IMAGE_HEADER_SIZE);
+		image_why_set(
+			why,
+			"truncated: %zu bytes, a RISC-V Image header needs %d",
+			len, IMAGE_HEADER_SIZE);
 		return -EINVAL;
 	}
 	if (image_le32(p + HDR_MAGIC2) != IMAGE_MAGIC2)
@@ -166,7 +185,9 @@ int image_parse(const void *buf, size_t len, uint64_t ram_size,
 	info->version = image_le32(p + HDR_VERSION);
 
 	if (info->flags & IMAGE_FLAG_BE) {
-		image_why_set(why, "big-endian kernel (header flags %#" PRIx64 ") is not supported",
+		image_why_set(why,
+			      "big-endian kernel (header flags %#" PRIx64
+			      ") is not supported",
 			      info->flags);
 		return -EINVAL;
 	}
@@ -227,8 +248,8 @@ static void image_gz_room(z_stream *zs, struct image_dst *out)
  * byte of room (probe) tells "exactly fits" apart from "too big".
  */
 static int image_gz_run(z_stream *zs, struct image_src *in,
-			struct image_dst *out, size_t out_max,
-			size_t *out_len, struct image_why *why)
+			struct image_dst *out, size_t out_max, size_t *out_len,
+			struct image_why *why)
 {
 	uint8_t probe;
 	bool probing = false;

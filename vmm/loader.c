@@ -37,17 +37,25 @@ static int loader_check_ram(const struct loader_request *req,
 	}
 	if (!req->ram_size || req->ram_size % SZ_4K ||
 	    req->ram_size > LAYOUT_RAM_MAX) {
-		image_why_set(why, "RAM size %" PRIu64 " is not a multiple of 4 KiB between 4 KiB and %llu GiB",
-			      req->ram_size, LAYOUT_RAM_MAX / SZ_1G);
+		image_why_set(
+			why,
+			"RAM size %" PRIu64
+			" is not a multiple of 4 KiB between 4 KiB and %llu GiB",
+			req->ram_size, LAYOUT_RAM_MAX / SZ_1G);
 		return -EINVAL;
 	}
 	if (req->ram_base > LOADER_PA_LIMIT - req->ram_size) {
-		image_why_set(why, "RAM at %#" PRIx64 " + %" PRIu64 " bytes ends beyond the 56-bit physical address space",
-			      req->ram_base, req->ram_size);
+		image_why_set(
+			why,
+			"RAM at %#" PRIx64 " + %" PRIu64
+			" bytes ends beyond the 56-bit physical address space",
+			req->ram_base, req->ram_size);
 		return -EINVAL;
 	}
 	if (!req->fdt_max || req->fdt_max > LOADER_FDT_SIZE_MAX) {
-		image_why_set(why, "FDT size %" PRIu64 " is not between 1 byte and 2 MiB",
+		image_why_set(why,
+			      "FDT size %" PRIu64
+			      " is not between 1 byte and 2 MiB",
 			      req->fdt_max);
 		return -EINVAL;
 	}
@@ -60,7 +68,9 @@ static int loader_check_kernel(const struct loader_request *req,
 	uint64_t off = req->text_offset, size = req->image_size;
 
 	if (off % LOADER_KERNEL_ALIGN) {
-		image_why_set(why, "text_offset %#" PRIx64 " is not a multiple of 2 MiB",
+		image_why_set(why,
+			      "text_offset %#" PRIx64
+			      " is not a multiple of 2 MiB",
 			      off);
 		return -EINVAL;
 	}
@@ -69,7 +79,9 @@ static int loader_check_kernel(const struct loader_request *req,
 		return -EINVAL;
 	}
 	if (off > req->ram_size || size > req->ram_size - off) {
-		image_why_set(why, "kernel image_size %" PRIu64 " at RAM + %#" PRIx64 " exceeds RAM of %" PRIu64 " bytes",
+		image_why_set(why,
+			      "kernel image_size %" PRIu64 " at RAM + %#" PRIx64
+			      " exceeds RAM of %" PRIu64 " bytes",
 			      size, off, req->ram_size);
 		return -EFBIG;
 	}
@@ -95,8 +107,12 @@ static int loader_check_fdt_room(const struct loader_request *req,
 
 	if (out->kernel_reserved_end + room <= out->lowmem_end)
 		return 0;
-	loader_fmt_size(lowmem, sizeof(lowmem), out->lowmem_end - req->ram_base);
-	image_why_set(why, "kernel (image_size %" PRIu64 ", reserved to %#" PRIx64 ") leaves no room for the %" PRIu64 "-byte FDT in the first %s of RAM",
+	loader_fmt_size(lowmem, sizeof(lowmem),
+			out->lowmem_end - req->ram_base);
+	image_why_set(why,
+		      "kernel (image_size %" PRIu64 ", reserved to %#" PRIx64
+		      ") leaves no room for the %" PRIu64
+		      "-byte FDT in the first %s of RAM",
 		      req->image_size, out->kernel_reserved_end, req->fdt_max,
 		      lowmem);
 	return -ENOSPC;
@@ -114,19 +130,24 @@ static int loader_place_initrd(const struct loader_request *req,
 	if (req->initrd_size > avail) {
 		loader_fmt_size(lowmem, sizeof(lowmem),
 				out->lowmem_end - req->ram_base);
-		image_why_set(why, "initrd of %" PRIu64 " bytes does not fit in the first %s of RAM: at most %" PRIu64 " bytes available after the kernel (reserved to %#" PRIx64 ") and the %" PRIu64 "-byte FDT",
-			      req->initrd_size, lowmem, avail,
-			      out->kernel_reserved_end, req->fdt_max);
+		image_why_set(
+			why,
+			"initrd of %" PRIu64
+			" bytes does not fit in the first %s of RAM: at most %" PRIu64
+			" bytes available after the kernel (reserved to %#" PRIx64
+			") and the %" PRIu64 "-byte FDT",
+			req->initrd_size, lowmem, avail,
+			out->kernel_reserved_end, req->fdt_max);
 		return -ENOSPC;
 	}
-	out->initrd_start = loader_align_down(out->lowmem_end - req->initrd_size,
-					      LOADER_INITRD_ALIGN);
+	out->initrd_start = loader_align_down(
+		out->lowmem_end - req->initrd_size, LOADER_INITRD_ALIGN);
 	out->initrd_end = out->initrd_start + req->initrd_size;
 	return 0;
 }
 
-int loader_place(const struct loader_request *req,
-		 struct loader_placement *out, struct image_why *why)
+int loader_place(const struct loader_request *req, struct loader_placement *out,
+		 struct image_why *why)
 {
 	uint64_t lowmem, top;
 	int ret;
@@ -143,8 +164,8 @@ int loader_place(const struct loader_request *req,
 	out->lowmem_end = req->ram_base + lowmem;
 	out->kernel_addr = req->ram_base + req->text_offset;
 	out->kernel_end = out->kernel_addr + req->image_size;
-	out->kernel_reserved_end = loader_align_up(out->kernel_end,
-						   LOADER_KERNEL_ALIGN);
+	out->kernel_reserved_end =
+		loader_align_up(out->kernel_end, LOADER_KERNEL_ALIGN);
 	ret = loader_check_fdt_room(req, out, why);
 	if (!ret && req->initrd_size)
 		ret = loader_place_initrd(req, out, why);
@@ -233,8 +254,10 @@ static int loader_open(const char *path, size_t max, struct stat *st,
 		image_why_set(why, "is a directory");
 	} else if (S_ISREG(st->st_mode) && (uint64_t)st->st_size > max) {
 		ret = -EFBIG;
-		image_why_set(why, "file of %lld bytes is larger than the limit of %zu bytes",
-			      (long long)st->st_size, max);
+		image_why_set(
+			why,
+			"file of %lld bytes is larger than the limit of %zu bytes",
+			(long long)st->st_size, max);
 	} else {
 		return fd;
 	}
@@ -299,8 +322,8 @@ static int loader_get_kernel(const struct guest_mem *mem, const char *path,
 static int loader_get_initrd(const struct guest_mem *mem, const char *path,
 			     struct loader_blobs *b, struct image_why *why)
 {
-	uint64_t lowmem = mem->size < LAYOUT_LOWMEM_SIZE ? mem->size :
-							   LAYOUT_LOWMEM_SIZE;
+	uint64_t lowmem =
+		mem->size < LAYOUT_LOWMEM_SIZE ? mem->size : LAYOUT_LOWMEM_SIZE;
 	struct image_why inner;
 	int ret;
 

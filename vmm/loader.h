@@ -5,8 +5,8 @@
  * Layout (addresses grow upwards; lowmem = first min(RAM, 256 MiB)):
  *
  *   RAM base
- *   + text_offset (2 MiB)  kernel: image_size bytes, then Linux reserves
- *                          up to the next 2 MiB boundary ("kernel_reserved_end")
+ *   + text_offset (2 MiB)  kernel: image_size bytes; Linux reserves up
+ *                          to the next 2 MiB boundary (kernel_reserved_end)
  *   ...                    free
  *   fdt_addr               FDT: fdt_max bytes, 4 KiB aligned
  *   initrd_start           initrd: 4 KiB aligned, ends within 4 KiB of
@@ -34,30 +34,30 @@
 #include "image.h"
 #include "layout.h"
 
-#define LOADER_KERNEL_ALIGN SZ_2M	/* kernel start and reserved end */
+#define LOADER_KERNEL_ALIGN SZ_2M /* kernel start and reserved end */
 #define LOADER_FDT_ALIGN SZ_4K
 #define LOADER_INITRD_ALIGN SZ_4K
-#define LOADER_FDT_SIZE_MAX SZ_2M	/* the RV64 kernel's MAX_FDT_SIZE */
-#define LOADER_PA_LIMIT (1ULL << 56)	/* RV64 physical address space */
+#define LOADER_FDT_SIZE_MAX SZ_2M /* the RV64 kernel's MAX_FDT_SIZE */
+#define LOADER_PA_LIMIT (1ULL << 56) /* RV64 physical address space */
 
 struct loader_request {
-	uint64_t ram_base;	/* LAYOUT_RAM_BASE; 2 MiB aligned */
-	uint64_t ram_size;	/* non-zero multiple of 4 KiB */
-	uint64_t text_offset;	/* from the Image header */
-	uint64_t image_size;	/* from the Image header */
-	uint64_t initrd_size;	/* 0: no initrd */
-	uint64_t fdt_max;	/* bytes reserved for the FDT: 1..2 MiB */
+	uint64_t ram_base; /* LAYOUT_RAM_BASE; 2 MiB aligned */
+	uint64_t ram_size; /* non-zero multiple of 4 KiB */
+	uint64_t text_offset; /* from the Image header */
+	uint64_t image_size; /* from the Image header */
+	uint64_t initrd_size; /* 0: no initrd */
+	uint64_t fdt_max; /* bytes reserved for the FDT: 1..2 MiB */
 };
 
 struct loader_placement {
-	uint64_t kernel_addr;	/* load address and entry point (pc) */
-	uint64_t kernel_end;	/* kernel_addr + image_size */
-	uint64_t kernel_reserved_end;	/* kernel_end rounded up to 2 MiB */
-	uint64_t lowmem_end;	/* ram_base + min(ram_size, 256 MiB) */
-	uint64_t fdt_addr;	/* a1; fdt_max bytes from here are the FDT's */
+	uint64_t kernel_addr; /* load address and entry point (pc) */
+	uint64_t kernel_end; /* kernel_addr + image_size */
+	uint64_t kernel_reserved_end; /* kernel_end rounded up to 2 MiB */
+	uint64_t lowmem_end; /* ram_base + min(ram_size, 256 MiB) */
+	uint64_t fdt_addr; /* a1; fdt_max bytes from here are the FDT's */
 	uint64_t fdt_max;
-	uint64_t initrd_start;	/* linux,initrd-start; 0 without initrd */
-	uint64_t initrd_end;	/* linux,initrd-end (exclusive); 0 without */
+	uint64_t initrd_start; /* linux,initrd-start; 0 without initrd */
+	uint64_t initrd_end; /* linux,initrd-end (exclusive); 0 without */
 };
 
 /*
@@ -70,8 +70,8 @@ struct loader_placement {
  *            kernel and the FDT.
  * why names the sizes and limits involved.
  */
-int loader_place(const struct loader_request *req,
-		 struct loader_placement *out, struct image_why *why);
+int loader_place(const struct loader_request *req, struct loader_placement *out,
+		 struct image_why *why);
 
 /*
  * Read a whole file into a malloc()ed buffer (*buf, *len; free() it).
@@ -84,9 +84,9 @@ int loader_read_file(const char *path, size_t max, void **buf, size_t *len,
 		     struct image_why *why);
 
 struct loader_files {
-	const char *kernel;	/* Image or Image.gz */
-	const char *initrd;	/* NULL: none */
-	uint64_t fdt_max;	/* room to keep for the FDT */
+	const char *kernel; /* Image or Image.gz */
+	const char *initrd; /* NULL: none */
+	uint64_t fdt_max; /* room to keep for the FDT */
 };
 
 /*

@@ -22,8 +22,8 @@
 static uint8_t fuzz_out[FUZZ_OUT_MAX];
 
 static const uint64_t fuzz_ram_sizes[] = {
-	SZ_4K, 3 * SZ_1M, 8 * SZ_1M, 64 * SZ_1M, 64 * SZ_1M + SZ_4K,
-	SZ_256M, SZ_1G, LAYOUT_RAM_MAX, 0, LAYOUT_RAM_MAX + SZ_4K,
+	SZ_4K,	 3 * SZ_1M, 8 * SZ_1M,	    64 * SZ_1M, 64 * SZ_1M + SZ_4K,
+	SZ_256M, SZ_1G,	    LAYOUT_RAM_MAX, 0,		LAYOUT_RAM_MAX + SZ_4K,
 };
 
 struct fuzz_params {
@@ -158,9 +158,9 @@ static void fuzz_gzip(const uint8_t *data, size_t size,
 	deflateEnd(&zs);
 
 	ret = image_gunzip(gz, gz_len, fuzz_out, FUZZ_OUT_MAX, &out_len, NULL);
-	if (size > FUZZ_OUT_MAX ? ret != -EFBIG :
-				  ret || out_len != size ||
-				  memcmp(fuzz_out, data, size))
+	if (size > FUZZ_OUT_MAX ?
+		    ret != -EFBIG :
+		    ret || out_len != size || memcmp(fuzz_out, data, size))
 		abort();
 	fuzz_load(gz, gz_len, p);
 	free(gz);

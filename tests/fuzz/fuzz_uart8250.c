@@ -18,16 +18,16 @@
 #include "vmm/layout.h"
 #include "vmm/log.h"
 
-#define CHECK(cond)                        \
-	do {                               \
-		if (!(cond))               \
-			__builtin_trap();  \
+#define CHECK(cond)                       \
+	do {                              \
+		if (!(cond))              \
+			__builtin_trap(); \
 	} while (0)
 
 struct fuzz_ctx {
 	struct uart8250 u;
-	int level;		/* as seen through irq.set() */
-	size_t tx;		/* bytes written to char_out */
+	int level; /* as seen through irq.set() */
+	size_t tx; /* bytes written to char_out */
 	const uint8_t *p, *end;
 };
 
@@ -36,7 +36,7 @@ static void fuzz_irq_set(void *opaque, int level)
 	struct fuzz_ctx *c = opaque;
 
 	CHECK(level == 0 || level == 1);
-	CHECK(level != c->level);	/* edges only */
+	CHECK(level != c->level); /* edges only */
 	c->level = level;
 }
 

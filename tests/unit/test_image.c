@@ -37,12 +37,12 @@ static uint8_t *make_image(size_t len, uint64_t text_offset,
 		p[i] = (uint8_t)(i * 7 + 3);
 	if (len < IMAGE_HEADER_SIZE)
 		return p;
-	put_le32(p, 0x0000a001);	/* code0 */
-	put_le32(p + 4, 0);		/* code1 */
+	put_le32(p, 0x0000a001); /* code0 */
+	put_le32(p + 4, 0); /* code1 */
 	put_le64(p + 8, text_offset);
 	put_le64(p + 16, image_size);
-	put_le64(p + 24, 0);		/* flags: little endian */
-	put_le32(p + 32, 0x2);		/* version 0.2 */
+	put_le64(p + 24, 0); /* flags: little endian */
+	put_le32(p + 32, 0x2); /* version 0.2 */
 	put_le32(p + 36, 0);
 	put_le64(p + 40, 0);
 	memcpy(p + 48, "RISCV\0\0\0", 8);
@@ -111,8 +111,8 @@ static void test_truncated(void **state)
 
 	(void)state;
 	assert_int_equal(image_parse(img, 63, RAM_64M, &info, &why), -EINVAL);
-	assert_string_equal(why.msg,
-			    "truncated: 63 bytes, a RISC-V Image header needs 64");
+	assert_string_equal(
+		why.msg, "truncated: 63 bytes, a RISC-V Image header needs 64");
 	assert_int_equal(image_parse(img, 0, RAM_64M, &info, &why), -EINVAL);
 	assert_int_equal(image_parse(NULL, 0, RAM_64M, &info, NULL), -EINVAL);
 	free(img);
@@ -125,7 +125,7 @@ static void test_wrong_magic(void **state)
 	struct image_why why;
 
 	(void)state;
-	img[59] = 0x06;		/* "RSC\x06" */
+	img[59] = 0x06; /* "RSC\x06" */
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), -EINVAL);
 	assert_string_equal(why.msg, "not a RISC-V Image (bad magic)");
 
@@ -142,14 +142,24 @@ static void test_magic_hints(void **state)
 	struct image_why why;
 
 	(void)state;
-	memcpy(buf, "\x7f" "ELF", 4);
+	memcpy(buf,
+	       "\x7f"
+	       "ELF",
+	       4);
 	assert_int_equal(image_parse(buf, sizeof(buf), RAM_64M, &info, &why),
 			 -EINVAL);
-	assert_string_equal(why.msg, "not a RISC-V Image (bad magic): an ELF file (vmlinux?); use arch/riscv/boot/Image");
-	memcpy(buf, "\xfd" "7zXZ\0", 6);
+	assert_string_equal(
+		why.msg,
+		"not a RISC-V Image (bad magic): an ELF file (vmlinux?); use arch/riscv/boot/Image");
+	memcpy(buf,
+	       "\xfd"
+	       "7zXZ\0",
+	       6);
 	assert_int_equal(image_parse(buf, sizeof(buf), RAM_64M, &info, &why),
 			 -EINVAL);
-	assert_string_equal(why.msg, "not a RISC-V Image (bad magic): xz-compressed; only gzip is supported");
+	assert_string_equal(
+		why.msg,
+		"not a RISC-V Image (bad magic): xz-compressed; only gzip is supported");
 	memcpy(buf, "\x28\xb5\x2f\xfd", 4);
 	assert_int_equal(image_parse(buf, sizeof(buf), RAM_64M, &info, &why),
 			 -EINVAL);
@@ -165,7 +175,9 @@ static void test_big_endian_flag(void **state)
 	(void)state;
 	put_le64(img + 24, 1);
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), -EINVAL);
-	assert_string_equal(why.msg, "big-endian kernel (header flags 0x1) is not supported");
+	assert_string_equal(
+		why.msg,
+		"big-endian kernel (header flags 0x1) is not supported");
 	/* Other flag bits are not ours to judge. */
 	put_le64(img + 24, 2);
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), 0);
@@ -192,7 +204,9 @@ static void test_image_size_below_file(void **state)
 
 	(void)state;
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), -EINVAL);
-	assert_string_equal(why.msg, "image_size 4095 is smaller than the Image itself (4096 bytes)");
+	assert_string_equal(
+		why.msg,
+		"image_size 4095 is smaller than the Image itself (4096 bytes)");
 	put_le64(img + 16, 4096);
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), 0);
 	free(img);
@@ -210,11 +224,13 @@ static void test_image_size_vs_ram(void **state)
 
 	put_le64(img + 16, RAM_64M - SZ_2M + 1);
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), -EFBIG);
-	assert_string_equal(why.msg, "kernel image_size 65011713 at RAM + 0x200000 exceeds guest RAM of 67108864 bytes");
+	assert_string_equal(
+		why.msg,
+		"kernel image_size 65011713 at RAM + 0x200000 exceeds guest RAM of 67108864 bytes");
 
 	put_le64(img + 16, UINT64_MAX);
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), -EFBIG);
-	put_le64(img + 16, UINT64_MAX - SZ_2M + 2);	/* would wrap */
+	put_le64(img + 16, UINT64_MAX - SZ_2M + 2); /* would wrap */
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), -EFBIG);
 
 	/* RAM smaller than the text offset. */
@@ -231,7 +247,9 @@ static void test_text_offset(void **state)
 
 	(void)state;
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), -EINVAL);
-	assert_string_equal(why.msg, "text_offset 0x201000 is not a multiple of 2 MiB (RV64 kernels must start on a 2 MiB boundary)");
+	assert_string_equal(
+		why.msg,
+		"text_offset 0x201000 is not a multiple of 2 MiB (RV64 kernels must start on a 2 MiB boundary)");
 
 	put_le64(img + 8, 1);
 	assert_int_equal(image_parse(img, 4096, RAM_64M, &info, &why), -EINVAL);
@@ -242,7 +260,9 @@ static void test_text_offset(void **state)
 
 	put_le64(img + 8, 64 * SZ_1M);
 	assert_int_equal(image_parse(img, 4096, SZ_1G, &info, &why), -EINVAL);
-	assert_string_equal(why.msg, "text_offset 0x4000000 is not below the 64 MiB sanity limit");
+	assert_string_equal(
+		why.msg,
+		"text_offset 0x4000000 is not below the 64 MiB sanity limit");
 
 	put_le64(img + 8, 62 * SZ_1M);
 	assert_int_equal(image_parse(img, 4096, SZ_1G, &info, &why), 0);
@@ -273,9 +293,8 @@ static void test_gzip_valid(void **state)
 
 	(void)state;
 	assert_true(image_is_gzip(gz, gz_len));
-	assert_int_equal(image_load(gz, gz_len, out, SZ_1M, RAM_64M, &info,
-				    &why),
-			 0);
+	assert_int_equal(
+		image_load(gz, gz_len, out, SZ_1M, RAM_64M, &info, &why), 0);
 	assert_ptr_equal(info.data, out);
 	assert_int_equal(info.len, len);
 	assert_int_equal(info.text_offset, SZ_2M);
@@ -301,12 +320,10 @@ static void test_gzip_exact_limit(void **state)
 	struct image_why why;
 
 	(void)state;
-	assert_int_equal(image_gunzip(gz, gz_len, out, len, &out_len, &why),
-			 0);
+	assert_int_equal(image_gunzip(gz, gz_len, out, len, &out_len, &why), 0);
 	assert_int_equal(out_len, len);
 	assert_memory_equal(out, img, len);
-	assert_int_equal(image_load(gz, gz_len, out, len, RAM_64M, &info,
-				    &why),
+	assert_int_equal(image_load(gz, gz_len, out, len, RAM_64M, &info, &why),
 			 0);
 	free(out);
 	free(gz);
@@ -323,16 +340,15 @@ static void test_gzip_too_big(void **state)
 	struct image_why why;
 
 	(void)state;
-	assert_int_equal(image_gunzip(gz, gz_len, out, len - 1, &out_len,
-				      &why),
+	assert_int_equal(image_gunzip(gz, gz_len, out, len - 1, &out_len, &why),
 			 -EFBIG);
 	assert_int_equal(out_len, 0);
-	assert_string_equal(why.msg, "gzip data inflates to more than the limit of 8191 bytes (guest RAM available for the kernel)");
-	assert_int_equal(image_load(gz, gz_len, out, 100, RAM_64M, &info,
-				    &why),
+	assert_string_equal(
+		why.msg,
+		"gzip data inflates to more than the limit of 8191 bytes (guest RAM available for the kernel)");
+	assert_int_equal(image_load(gz, gz_len, out, 100, RAM_64M, &info, &why),
 			 -EFBIG);
-	assert_int_equal(image_load(gz, gz_len, NULL, 0, RAM_64M, &info,
-				    &why),
+	assert_int_equal(image_load(gz, gz_len, NULL, 0, RAM_64M, &info, &why),
 			 -EFBIG);
 	assert_non_null(strstr(why.msg, "limit of 0 bytes"));
 	free(out);
@@ -350,9 +366,9 @@ static void test_gzip_corrupt(void **state)
 
 	(void)state;
 	/* Truncated stream: the trailer is missing. */
-	assert_int_equal(image_gunzip(gz, gz_len - 8, out, SZ_1M, &out_len,
-				      &why),
-			 -EINVAL);
+	assert_int_equal(
+		image_gunzip(gz, gz_len - 8, out, SZ_1M, &out_len, &why),
+		-EINVAL);
 	assert_string_equal(why.msg, "corrupt gzip data (truncated stream)");
 	/* Header only. */
 	assert_int_equal(image_gunzip(gz, 10, out, SZ_1M, &out_len, &why),
@@ -364,7 +380,8 @@ static void test_gzip_corrupt(void **state)
 	gz[gz_len - 8] ^= 0x55;
 	assert_int_equal(image_gunzip(gz, gz_len, out, SZ_1M, &out_len, &why),
 			 -EINVAL);
-	assert_string_equal(why.msg, "corrupt gzip data (incorrect data check)");
+	assert_string_equal(why.msg,
+			    "corrupt gzip data (incorrect data check)");
 	gz[gz_len - 8] ^= 0x55;
 
 	/* Bad compression method in the header. */
@@ -388,17 +405,21 @@ static void test_gzip_not_an_image(void **state)
 	(void)state;
 	memset(text, 'x', sizeof(text));
 	gz = gzip(text, sizeof(text), &gz_len);
-	assert_int_equal(image_load(gz, gz_len, out, SZ_1M, RAM_64M, &info,
-				    &why),
-			 -EINVAL);
-	assert_string_equal(why.msg, "gzip data inflated to 200 bytes: not a RISC-V Image (bad magic)");
+	assert_int_equal(
+		image_load(gz, gz_len, out, SZ_1M, RAM_64M, &info, &why),
+		-EINVAL);
+	assert_string_equal(
+		why.msg,
+		"gzip data inflated to 200 bytes: not a RISC-V Image (bad magic)");
 	free(gz);
 
 	/* Empty gzip member. */
 	gz = gzip(text, 0, &gz_len);
 	assert_int_equal(image_load(gz, gz_len, NULL, 0, RAM_64M, &info, &why),
 			 -EINVAL);
-	assert_string_equal(why.msg, "gzip data inflated to 0 bytes: truncated: 0 bytes, a RISC-V Image header needs 64");
+	assert_string_equal(
+		why.msg,
+		"gzip data inflated to 0 bytes: truncated: 0 bytes, a RISC-V Image header needs 64");
 	free(gz);
 	free(out);
 }

@@ -18,7 +18,7 @@
 
 #define RAM_64M (64 * SZ_1M)
 #define FDT_64K 0x10000ULL
-#define KSIZE 0x1234567ULL	/* ends at 0x81434567, reserved to 0x81600000 */
+#define KSIZE 0x1234567ULL /* ends at 0x81434567, reserved to 0x81600000 */
 
 static struct loader_request req_64m(uint64_t initrd_size)
 {
@@ -98,7 +98,9 @@ static void test_place_1g_lowmem_capped(void **state)
 	/* 250 MiB does not fit below 256 MiB with a 20 MiB kernel. */
 	req.initrd_size = 250 * SZ_1M;
 	assert_int_equal(loader_place(&req, &pl, &why), -ENOSPC);
-	assert_string_equal(why.msg, "initrd of 262144000 bytes does not fit in the first 256 MiB of RAM: at most 245301248 bytes available after the kernel (reserved to 0x81600000) and the 65536-byte FDT");
+	assert_string_equal(
+		why.msg,
+		"initrd of 262144000 bytes does not fit in the first 256 MiB of RAM: at most 245301248 bytes available after the kernel (reserved to 0x81600000) and the 65536-byte FDT");
 }
 
 static void test_place_initrd_exact_fit(void **state)
@@ -132,7 +134,9 @@ static void test_place_initrd_one_byte_too_big(void **state)
 
 	(void)state;
 	assert_int_equal(loader_place(&req, &pl, &why), -ENOSPC);
-	assert_string_equal(why.msg, "initrd of 43974657 bytes does not fit in the first 64 MiB of RAM: at most 43974656 bytes available after the kernel (reserved to 0x81600000) and the 65536-byte FDT");
+	assert_string_equal(
+		why.msg,
+		"initrd of 43974657 bytes does not fit in the first 64 MiB of RAM: at most 43974656 bytes available after the kernel (reserved to 0x81600000) and the 65536-byte FDT");
 	req.initrd_size = UINT64_MAX;
 	assert_int_equal(loader_place(&req, &pl, &why), -ENOSPC);
 }
@@ -173,7 +177,8 @@ static void test_place_fdt_alignment(void **state)
 
 	req.fdt_max = SZ_2M + 1;
 	assert_int_equal(loader_place(&req, &pl, &why), -EINVAL);
-	assert_string_equal(why.msg, "FDT size 2097153 is not between 1 byte and 2 MiB");
+	assert_string_equal(why.msg,
+			    "FDT size 2097153 is not between 1 byte and 2 MiB");
 	req.fdt_max = 0;
 	assert_int_equal(loader_place(&req, &pl, &why), -EINVAL);
 }
@@ -187,14 +192,18 @@ static void test_place_kernel_too_big(void **state)
 	(void)state;
 	req.image_size = 62 * SZ_1M + 1;
 	assert_int_equal(loader_place(&req, &pl, &why), -EFBIG);
-	assert_string_equal(why.msg, "kernel image_size 65011713 at RAM + 0x200000 exceeds RAM of 67108864 bytes");
+	assert_string_equal(
+		why.msg,
+		"kernel image_size 65011713 at RAM + 0x200000 exceeds RAM of 67108864 bytes");
 	req.image_size = UINT64_MAX;
 	assert_int_equal(loader_place(&req, &pl, &why), -EFBIG);
 
 	/* Fits RAM exactly but leaves no room for the FDT. */
 	req.image_size = 62 * SZ_1M;
 	assert_int_equal(loader_place(&req, &pl, &why), -ENOSPC);
-	assert_string_equal(why.msg, "kernel (image_size 65011712, reserved to 0x84000000) leaves no room for the 65536-byte FDT in the first 64 MiB of RAM");
+	assert_string_equal(
+		why.msg,
+		"kernel (image_size 65011712, reserved to 0x84000000) leaves no room for the 65536-byte FDT in the first 64 MiB of RAM");
 
 	/* 1 GiB: the kernel fits RAM but ends beyond lowmem. */
 	req.ram_size = SZ_1G;
@@ -225,7 +234,8 @@ static void test_place_bad_request(void **state)
 	req = req_64m(0);
 	req.ram_base += SZ_1M;
 	assert_int_equal(loader_place(&req, &pl, &why), -EINVAL);
-	assert_string_equal(why.msg, "RAM base 0x80100000 is not 2 MiB aligned");
+	assert_string_equal(why.msg,
+			    "RAM base 0x80100000 is not 2 MiB aligned");
 
 	req = req_64m(0);
 	req.ram_size = 0;
@@ -323,7 +333,9 @@ static void test_read_file_limit(void **state)
 	assert_int_equal(loader_read_file(path, 999, &buf, &len, &why), -EFBIG);
 	assert_null(buf);
 	assert_int_equal(len, 0);
-	assert_string_equal(why.msg, "file of 1000 bytes is larger than the limit of 999 bytes");
+	assert_string_equal(
+		why.msg,
+		"file of 1000 bytes is larger than the limit of 999 bytes");
 	free(path);
 }
 
@@ -372,13 +384,13 @@ static int read_pipe(size_t len, size_t max, void **buf, size_t *got,
 
 		close(fds[0]);
 		while (done < len) {
-			size_t n = len - done < sizeof(chunk) ?
-					   len - done : sizeof(chunk);
+			size_t n = len - done < sizeof(chunk) ? len - done :
+								sizeof(chunk);
 
 			for (size_t i = 0; i < n; i++)
 				chunk[i] = (uint8_t)(done + i);
 			if (write(fds[1], chunk, n) != (ssize_t)n)
-				_exit(0);	/* reader gave up: fine */
+				_exit(0); /* reader gave up: fine */
 			done += n;
 		}
 		_exit(0);
@@ -556,15 +568,18 @@ static void test_load_errors(void **state)
 	/* An initrd bigger than lowmem is refused before it is read. */
 	files.initrd = "/dev/zero";
 	assert_int_equal(loader_load(&mem, &files, &pl, &why), -EFBIG);
-	assert_string_equal(why.msg, "initrd /dev/zero: larger than the limit of 16777216 bytes");
+	assert_string_equal(
+		why.msg,
+		"initrd /dev/zero: larger than the limit of 16777216 bytes");
 	files.initrd = NULL;
 
 	free((char *)files.kernel);
 	files.kernel = write_file(*state, "nothing", "", 0);
 	assert_int_equal(loader_load(&mem, &files, &pl, &why), -EINVAL);
-	snprintf(expect, sizeof(expect),
-		 "kernel %s: truncated: 0 bytes, a RISC-V Image header needs 64",
-		 files.kernel);
+	snprintf(
+		expect, sizeof(expect),
+		"kernel %s: truncated: 0 bytes, a RISC-V Image header needs 64",
+		files.kernel);
 	assert_string_equal(why.msg, expect);
 	free((char *)files.kernel);
 
@@ -573,15 +588,18 @@ static void test_load_errors(void **state)
 	gz = gzip(big, GUEST_RAM + 1, &gz_len);
 	files.kernel = write_file(*state, "big.gz", gz, gz_len);
 	assert_int_equal(loader_load(&mem, &files, &pl, &why), -EFBIG);
-	snprintf(expect, sizeof(expect),
-		 "kernel %s: gzip data inflates to more than the limit of 16777216 bytes (guest RAM available for the kernel)",
-		 files.kernel);
+	snprintf(
+		expect, sizeof(expect),
+		"kernel %s: gzip data inflates to more than the limit of 16777216 bytes (guest RAM available for the kernel)",
+		files.kernel);
 	assert_string_equal(why.msg, expect);
 	free((char *)files.kernel);
 
 	files.kernel = "/nonexistent/Image";
 	assert_int_equal(loader_load(&mem, &files, &pl, &why), -ENOENT);
-	assert_string_equal(why.msg, "kernel /nonexistent/Image: cannot open: No such file or directory");
+	assert_string_equal(
+		why.msg,
+		"kernel /nonexistent/Image: cannot open: No such file or directory");
 
 	free(gz);
 	free(big);
@@ -601,8 +619,8 @@ int main(void)
 		cmocka_unit_test(test_place_kernel_too_big),
 		cmocka_unit_test(test_place_bad_request),
 		cmocka_unit_test(test_place_unaligned_ram_size),
-		cmocka_unit_test_setup_teardown(test_read_file_limit,
-						setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_read_file_limit, setup_dir,
+						teardown_dir),
 		cmocka_unit_test_setup_teardown(test_read_file_errors,
 						setup_dir, teardown_dir),
 		cmocka_unit_test(test_read_file_pipe),

@@ -49,8 +49,12 @@ static int setup(void **state)
 	const struct irq_line irq = { .set = fake_irq_set, .opaque = f };
 	const struct char_out out = { .write = fake_write, .opaque = f };
 
+	uint8_t v;
+
 	if (!f || uart8250_init(&f->u, &irq, &out))
 		return -1;
+	/* A driver listens (see test_rx_waits_for_a_driver). */
+	uart8250_mmio_ops.read(&f->u, UART8250_RBR, &v, 1);
 	*state = f;
 	return 0;
 }
@@ -186,7 +190,7 @@ static void test_rx_fifo(void **state)
 		assert_int_equal(rd(f, UART8250_RBR), in[i]);
 	assert_int_equal(rd(f, UART8250_LSR), 0x60);
 	assert_int_equal(uart8250_receive(&f->u, NULL, 0), 0);
-	assert_int_equal(f->nr_edges, 0);	/* ERBFI off */
+	assert_int_equal(f->nr_edges, 0); /* ERBFI off */
 }
 
 static void test_rx_no_fifo(void **state)
@@ -212,7 +216,7 @@ static void test_lsr_overrun(void **state)
 	for (int i = 0; i < 17; i++)
 		wr(f, UART8250_THR, 'a' + i);
 	assert_int_equal(rd(f, UART8250_LSR), 0x63);
-	assert_int_equal(rd(f, UART8250_LSR), 0x61);	/* OE read-clears */
+	assert_int_equal(rd(f, UART8250_LSR), 0x61); /* OE read-clears */
 	for (int i = 0; i < 16; i++)
 		assert_int_equal(rd(f, UART8250_RBR), 'a' + i);
 	assert_int_equal(rd(f, UART8250_LSR), 0x60);
@@ -246,7 +250,7 @@ static void test_iir_priority(void **state)
 	assert_int_equal(rd(f, UART8250_IIR), 0xc4);
 	for (int i = 0; i < 16; i++)
 		assert_int_equal(rd(f, UART8250_RBR), i);
-	assert_int_equal(rd(f, UART8250_IIR), 0xc2);	/* clears THRE */
+	assert_int_equal(rd(f, UART8250_IIR), 0xc2); /* clears THRE */
 	assert_int_equal(rd(f, UART8250_IIR), 0xc0);
 	/* DCTS|DDSR|DDCD on entering loopback, then CTS rose. */
 	assert_int_equal(f->nr_edges, 1);
@@ -350,11 +354,11 @@ static void test_loopback(void **state)
 	assert_int_equal(rd(f, UART8250_MSR), 0x0b);
 	assert_int_equal(rd(f, UART8250_MSR), 0x00);
 	wr(f, UART8250_MCR, 0x1f);
-	assert_int_equal(rd(f, UART8250_MSR), 0xfb);	/* no TERI on rise */
+	assert_int_equal(rd(f, UART8250_MSR), 0xfb); /* no TERI on rise */
 	assert_int_equal(rd(f, UART8250_MSR), 0xf0);
-	wr(f, UART8250_MCR, 0x1b);			/* RI falls */
+	wr(f, UART8250_MCR, 0x1b); /* RI falls */
 	assert_int_equal(rd(f, UART8250_MSR), 0xb4);
-	wr(f, UART8250_MCR, 0x19);			/* CTS falls */
+	wr(f, UART8250_MCR, 0x19); /* CTS falls */
 	assert_int_equal(rd(f, UART8250_MSR), 0xa1);
 	wr(f, UART8250_MCR, 0x12);
 	assert_int_equal(rd(f, UART8250_MSR), 0x1b);
@@ -382,7 +386,7 @@ static void test_loopback(void **state)
 	assert_int_equal(f->nr_tx, 1);
 	assert_int_equal(f->tx[0], 'T');
 	assert_int_equal(rd(f, UART8250_LSR), 0x60);
-	assert_int_equal(f->nr_edges, 0);	/* IER = 0 throughout */
+	assert_int_equal(f->nr_edges, 0); /* IER = 0 throughout */
 }
 
 static void test_msr_interrupt(void **state)
@@ -390,15 +394,15 @@ static void test_msr_interrupt(void **state)
 	struct fake *f = *state;
 
 	wr(f, UART8250_IER, UART8250_IER_EDSSI);
-	assert_int_equal(f->nr_edges, 0);	/* no deltas outside loop */
-	wr(f, UART8250_MCR, UART8250_MCR_LOOP | 0x0b);	/* DSR/CTS/DCD */
-	assert_int_equal(f->nr_edges, 0);	/* same lines as before */
-	wr(f, UART8250_MCR, UART8250_MCR_LOOP | 0x0f);	/* RI rises */
+	assert_int_equal(f->nr_edges, 0); /* no deltas outside loop */
+	wr(f, UART8250_MCR, UART8250_MCR_LOOP | 0x0b); /* DSR/CTS/DCD */
+	assert_int_equal(f->nr_edges, 0); /* same lines as before */
+	wr(f, UART8250_MCR, UART8250_MCR_LOOP | 0x0f); /* RI rises */
 	assert_int_equal(f->nr_edges, 0);
-	wr(f, UART8250_MCR, UART8250_MCR_LOOP | 0x0b);	/* RI falls */
+	wr(f, UART8250_MCR, UART8250_MCR_LOOP | 0x0b); /* RI falls */
 	assert_int_equal(f->nr_edges, 1);
 	assert_int_equal(rd(f, UART8250_IIR), 0x00);
-	assert_int_equal(line(f), 1);		/* IIR read keeps it */
+	assert_int_equal(line(f), 1); /* IIR read keeps it */
 	assert_int_equal(rd(f, UART8250_MSR), 0xb4);
 	assert_int_equal(f->nr_edges, 2);
 	assert_int_equal(line(f), 0);
@@ -423,7 +427,7 @@ static void test_edges_only(void **state)
 	assert_int_equal(f->nr_edges, 1);
 	assert_int_equal(rd(f, UART8250_RBR), 'd');
 	assert_int_equal(f->nr_edges, 2);
-	assert_int_equal(rd(f, UART8250_RBR), 0);	/* empty */
+	assert_int_equal(rd(f, UART8250_RBR), 0); /* empty */
 	assert_int_equal(f->nr_edges, 2);
 	assert_int_equal(rx_str(f, "e"), 1);
 	assert_int_equal(f->nr_edges, 3);
@@ -503,6 +507,26 @@ static void test_null_outputs(void **state)
 	assert_int_equal(uart8250_receive(&u, &v, 1), 1);
 	uart8250_mmio_ops.read(&u, UART8250_IIR, &v, 1);
 	assert_int_equal(v, 0x04);
+	uart8250_destroy(&u);
+}
+
+/* Host input waits until a driver enabled rx interrupts or read RBR. */
+static void test_rx_waits_for_a_driver(void **state)
+{
+	struct uart8250 u;
+	uint8_t v = 'a';
+
+	(void)state;
+	assert_int_equal(uart8250_init(&u, NULL, NULL), 0);
+	assert_int_equal(uart8250_rx_space(&u), 0);
+	assert_int_equal(uart8250_receive(&u, &v, 1), 0);
+	uart8250_mmio_ops.write(&u, UART8250_IER, &(uint8_t){ 0x01 }, 1);
+	assert_int_equal(uart8250_rx_space(&u), 1);
+	assert_int_equal(uart8250_receive(&u, &v, 1), 1);
+	uart8250_mmio_ops.reset(&u);
+	assert_int_equal(uart8250_receive(&u, &v, 1), 0);
+	uart8250_mmio_ops.read(&u, UART8250_RBR, &v, 1);
+	assert_int_equal(uart8250_rx_space(&u), 1);
 	uart8250_destroy(&u);
 }
 
@@ -630,6 +654,7 @@ int main(void)
 		T(test_reset),
 		T(test_bad_access),
 		cmocka_unit_test(test_null_outputs),
+		cmocka_unit_test(test_rx_waits_for_a_driver),
 		T(test_fdt),
 		T(test_fdt_no_space),
 		T(test_threads),

@@ -1,3 +1,4 @@
 #!/bin/sh
-# Guest side: report the harts the guest sees, then succeed.
+# Guest side: report the harts and the console the guest sees.
 echo "guest-hello: $(grep -c ^processor /proc/cpuinfo) cpu(s) online: $(cat /sys/devices/system/cpu/online)"
+echo "guest-console: $(cat /sys/class/tty/console/active)"

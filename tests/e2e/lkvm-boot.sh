@@ -1,0 +1,31 @@
+#!/bin/sh
+# Runs in the emulated host: lkvm boots Linux guests to init with 1 and 2
+# vCPUs, on the serial and the SBI (hv) console, and piped stdin reaches
+# the guest on both.
+. ./lib.sh
+
+lkvm /tmp/c1.log -k Image -i guest-hello.cpio.gz -m 128 -c 1
+t boot-1cpu-status [ $rc -eq 0 ]
+t boot-1cpu-init has "guest-hello: 1 cpu(s) online: 0$" /tmp/c1.log
+t boot-1cpu-poweroff has "rvkvm-guest-result: 0" /tmp/c1.log
+t console-serial-is-ttyS0 has "guest-console: ttyS0" /tmp/c1.log
+
+lkvm /tmp/c2.log -k Image -i guest-hello.cpio.gz -m 128 -c 2
+t boot-2cpu-status [ $rc -eq 0 ]
+t boot-2cpu-both-harts has "guest-hello: 2 cpu(s) online: 0-1" /tmp/c2.log
+
+lkvm /tmp/hv.log --console hv -k Image -i guest-hello.cpio.gz -m 128 -c 1
+t console-hv-status [ $rc -eq 0 ]
+t console-hv-is-hvc0 has "guest-console: hvc0" /tmp/hv.log
+t console-hv-init has "guest-hello: 1 cpu(s)" /tmp/hv.log
+
+for console in serial hv; do
+	echo "stdin-ping-$console" |
+		timeout 120 ./lkvm run --console $console -k Image \
+			-i guest-echo.cpio.gz -m 128 -c 1 >/tmp/in.log 2>&1
+	rc=$?
+	sed 's/^/  | /' /tmp/in.log
+	t stdin-piped-$console-status [ $rc -eq 0 ]
+	t stdin-piped-$console-reaches-guest has "guest-got: stdin-ping-$console" /tmp/in.log
+done
+exit $fail
