@@ -38,7 +38,7 @@ RV_LIBS    := -lfdt -lz
 LKVM_SRCS  := $(wildcard vmm/*.c devices/*.c virtio/*.c)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check e2e check run clean distclean
+	fuzz fuzz-check e2e check run run-host bench clean distclean
 
 all: lkvm kernel images
 
@@ -117,8 +117,16 @@ check: deps kernel riscv-tests unit fuzz-check
 e2e: deps kernel riscv-tests
 	@scripts/check.sh e2e
 
-run: deps kernel
-	@scripts/run-host.sh
+run: deps kernel lkvm
+	@scripts/run-host.sh --lkvm --interactive --test scripts/host-run-guest.sh
+
+# Figures, not tests: lkvm start -> guest init, peak RSS.
+bench: deps kernel lkvm
+	@scripts/bench.sh
+
+# The emulated host alone, with lkvm and the images in /rvkvm.
+run-host: deps kernel lkvm
+	@scripts/run-host.sh --lkvm
 
 clean:
 	rm -rf $(BUILD)

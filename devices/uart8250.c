@@ -230,10 +230,7 @@ static uint8_t uart_read_reg(struct uart8250 *u, unsigned int reg)
 
 	switch (reg) {
 	case UART8250_RBR:
-		if (dlab)
-			return u->dll;
-		u->rx_armed = true;
-		return uart_rx_pop(u);
+		return dlab ? u->dll : uart_rx_pop(u);
 	case UART8250_IER:
 		return dlab ? u->dlm : u->ier;
 	case UART8250_IIR:
@@ -418,10 +415,11 @@ void uart8250_destroy(struct uart8250 *u)
 }
 
 /*
- * Host input waits until a guest driver listens: it enabled the
- * received-data interrupt or read RBR.  Linux clears the FIFOs when it
- * opens the port, so bytes offered earlier (piped input at start-up) would
- * be lost.  A polling driver arms the receiver with its first RBR read.
+ * Host input waits until a guest driver listens, i.e. has enabled the
+ * received-data interrupt.  Linux clears the FIFOs and reads RBR (twice)
+ * while it opens the port, so bytes offered earlier (piped input at
+ * start-up) would be lost.  The price: a driver that only polls never gets
+ * host input.
  */
 static size_t uart_rx_space_locked(const struct uart8250 *u)
 {

@@ -66,7 +66,9 @@ suite_fuzz() {
 		corpus=tests/fuzz/corpus/$name
 		# New inputs go to the first directory: keep the seeds clean.
 		mkdir -p "$RVKVM_BUILD/check/corpus-$name"
-		if "$f" -runs="$runs" -seed=1 "$RVKVM_BUILD/check/corpus-$name" \
+		if "$f" -runs="$runs" -seed=1 \
+			-artifact_prefix="$RVKVM_BUILD/check/$name-" \
+			"$RVKVM_BUILD/check/corpus-$name" \
 			"$corpus" >"$logs/fuzz-$name.log" 2>&1; then
 			record PASS "fuzz/$name"
 		else
@@ -100,7 +102,7 @@ suite_e2e() {
 			record FAIL "e2e/$name/status" "status $rc, $(tail -1 "$log"), see $log"
 		fi
 		stage_done
-	done <tests/e2e/cases
+	done <"${E2E_CASES:-tests/e2e/cases}"
 }
 
 suites=${*:-scripts unit fuzz e2e}

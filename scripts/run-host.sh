@@ -6,6 +6,7 @@
 #   --aia             give the host an AIA (APLIC + IMSIC) instead of a PLIC
 #   --test SCRIPT     run SCRIPT in the host instead of a shell; the exit
 #                     status of run-host.sh is then SCRIPT's exit status
+#   --interactive     with --test: SCRIPT gets this terminal (make run)
 #   --add SRC:DEST    add a file or directory to the host image (repeatable)
 #   --lkvm            add lkvm (/rvkvm/lkvm), the kernel (/rvkvm/Image) and a
 #                     guest initramfs with a shell (/rvkvm/guest.cpio.gz)
@@ -29,7 +30,7 @@ usage() {
 	exit 2
 }
 
-aia=0 lkvm=0 test= timeout=300 log= append= smp=2 mem=2G
+aia=0 lkvm=0 interactive=0 test= timeout=300 log= append= smp=2 mem=2G
 adds=() guest_tests=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--test) test=$2; shift 2 ;;
 	--add) adds+=(--add "$2"); shift 2 ;;
 	--lkvm) lkvm=1; shift ;;
+	--interactive) interactive=1; shift ;;
 	--guest-test) lkvm=1; guest_tests+=("$2"); shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
@@ -83,9 +85,10 @@ qemu=(qemu-system-riscv64 -M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-nographic -no-reboot -kernel "$kernel" -initrd "$initrd"
 	-append "$cmdline")
 
-if [ -z "$test" ]; then
+if [ -z "$test" ] || [ $interactive -eq 1 ]; then
 	echo "run-host: booting the emulated RISC-V KVM host; Ctrl-A x leaves QEMU"
-	exec "${qemu[@]}"
+	"${qemu[@]}"
+	exit
 fi
 
 out=$work/console.log

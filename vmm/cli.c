@@ -778,8 +778,9 @@ static const char run_help_tail[] =
 	"  1  fatal host error\n"
 	"  2  usage error\n"
 	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
-	"  4  the guest crashed (vCPU internal error, failed entry or\n"
-	"     unexpected exit)\n";
+	"  4  the guest crashed (KVM internal error, failed entry, an\n"
+	"     access KVM cannot emulate, an unexpected exit, or a\n"
+	"     shutdown reporting a system failure)\n";
 
 void cli_print_run_help(FILE *out)
 {

@@ -37,7 +37,9 @@ _Static_assert(KVM_RISCV_SBI_EXT_MAX == SBI_EXT_COUNT &&
 #define REG_TIMER(f) (REG_U64 | KVM_REG_RISCV_TIMER | KVM_REG_RISCV_TIMER_REG(f))
 
 #define CSR_SEED 0x015
+#define SEED_OPST_WAIT (1UL << 30)
 #define SEED_OPST_ES16 (2UL << 30)
+#define SRST_REASON_SYS_FAILURE 1
 
 static int reg_get(int fd, uint64_t id, unsigned long *val)
 {
@@ -162,19 +164,21 @@ static int cpu_create(struct vm *vm, unsigned int id)
 int kvm_cpus_create(struct vm *vm)
 {
 	int max = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
-	int ret;
+	int ret = 0;
 
 	if (max > 0 && vm->cfg->nr_cpus > (unsigned int)max) {
 		pr_err("-c %u: KVM supports at most %d vCPUs",
 		       vm->cfg->nr_cpus, max);
 		return -EINVAL;
 	}
-	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+	pthread_rwlock_wrlock(&vm->vcpu_lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus && !ret; i++)
 		ret = cpu_create(vm, i);
-		if (ret)
-			return ret;
-	}
-	return cpu_read_caps(&vm->vcpus[0], &vm->caps);
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+	ret = ret ?: cpu_read_caps(&vm->vcpus[0], &vm->caps);
+	if (ret)
+		kvm_cpus_destroy(vm);
+	return ret;
 }
 
 void kvm_cpus_destroy(struct vm *vm)
@@ -261,9 +265,11 @@ static void cpu_csr(struct vcpu *vcpu)
 		run->riscv_csr.ret_value = 0;
 		return;
 	}
-	if (getrandom(&entropy, sizeof(entropy), 0) != sizeof(entropy))
-		entropy = 0;
-	run->riscv_csr.ret_value = SEED_OPST_ES16 | entropy;
+	if (getrandom(&entropy, sizeof(entropy), GRND_NONBLOCK) !=
+	    sizeof(entropy))
+		run->riscv_csr.ret_value = SEED_OPST_WAIT;
+	else
+		run->riscv_csr.ret_value = SEED_OPST_ES16 | entropy;
 }
 
 static void cpu_system_event(struct vcpu *vcpu)
@@ -272,8 +278,13 @@ static void cpu_system_event(struct vcpu *vcpu)
 
 	switch (run->system_event.type) {
 	case KVM_SYSTEM_EVENT_SHUTDOWN:
-		vm_request_stop(vcpu->vm, VM_STOP_POWEROFF,
-				"guest powered off");
+		if (run->system_event.ndata &&
+		    run->system_event.data[0] == SRST_REASON_SYS_FAILURE)
+			vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+					"guest shut down reporting a system failure");
+		else
+			vm_request_stop(vcpu->vm, VM_STOP_POWEROFF,
+					"guest powered off");
 		break;
 	case KVM_SYSTEM_EVENT_RESET:
 		vm_request_stop(vcpu->vm, VM_STOP_RESET, "guest reboot");
@@ -324,6 +335,26 @@ static bool cpu_handle_exit(struct vcpu *vcpu)
 	}
 }
 
+/*
+ * KVM_RUN fails with EIO or EOPNOTSUPP for guest accesses it cannot
+ * emulate (misaligned or atomic MMIO, instruction fetch outside RAM):
+ * the guest's fault, and running it again would repeat it.
+ */
+static void cpu_run_error(struct vcpu *vcpu, int err)
+{
+	unsigned long pc = 0;
+
+	if (err == EIO || err == EOPNOTSUPP) {
+		reg_get(vcpu->fd, REG_CORE(regs.pc), &pc);
+		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+				"vCPU %u: guest access KVM cannot emulate at pc %#lx (%s)",
+				vcpu->id, pc, strerror(err));
+		return;
+	}
+	vm_request_stop(vcpu->vm, VM_STOP_HOST_ERROR, "vCPU %u: KVM_RUN: %s",
+			vcpu->id, strerror(err));
+}
+
 static void *cpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
@@ -333,9 +364,7 @@ static void *cpu_thread(void *arg)
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
-			vm_request_stop(vm, VM_STOP_HOST_ERROR,
-					"vCPU %u: KVM_RUN: %s", vcpu->id,
-					strerror(errno));
+			cpu_run_error(vcpu, errno);
 			break;
 		}
 		if (!cpu_handle_exit(vcpu))

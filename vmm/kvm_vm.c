@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "layout.h"
@@ -61,8 +63,13 @@ int kvm_vm_open(struct vm *vm)
 	if (ret)
 		goto err;
 	vm->run_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (vm->run_size <= 0) {
+		ret = -EINVAL;
+		pr_err("KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
+		goto err;
+	}
 	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
-	if (vm->vm_fd < 0 || vm->run_size <= 0) {
+	if (vm->vm_fd < 0) {
 		ret = -errno;
 		pr_err("KVM_CREATE_VM: %s", strerror(errno));
 		goto err;
@@ -89,9 +96,13 @@ static int ram_hugetlbfs_fd(const char *dir, uint64_t size)
 	char path[4096];
 	int fd;
 
+	struct statfs fs;
+
 	if (snprintf(path, sizeof(path), "%s/lkvm-ram.XXXXXX", dir) >=
-	    (int)sizeof(path))
+	    (int)sizeof(path)) {
+		pr_err("--hugetlbfs %s: path too long", dir);
 		return -ENAMETOOLONG;
+	}
 	fd = mkstemp(path);
 	if (fd < 0) {
 		pr_err("--hugetlbfs %s: cannot create a file: %s", dir,
@@ -99,11 +110,18 @@ static int ram_hugetlbfs_fd(const char *dir, uint64_t size)
 		return -errno;
 	}
 	unlink(path);
-	if (ftruncate(fd, size) < 0) {
-		pr_err("--hugetlbfs %s: cannot size %llu MiB: %s", dir,
-		       (unsigned long long)(size >> 20), strerror(errno));
+	if (fstatfs(fd, &fs) < 0 || fs.f_type != HUGETLBFS_MAGIC) {
+		pr_err("--hugetlbfs %s: not a hugetlbfs mount", dir);
 		close(fd);
-		return -ENOMEM;
+		return -EINVAL;
+	}
+	if (size % fs.f_bsize || ftruncate(fd, size) < 0) {
+		pr_err("--hugetlbfs %s: cannot size %llu MiB (huge page size %ld KiB): %s",
+		       dir, (unsigned long long)(size >> 20),
+		       (long)fs.f_bsize >> 10,
+		       size % fs.f_bsize ? "not a multiple" : strerror(errno));
+		close(fd);
+		return -EINVAL;
 	}
 	return fd;
 }
@@ -149,8 +167,8 @@ int kvm_ram_map(struct vm *vm)
 		host = ram_map_anon(size, &vm->ram_map_size);
 	}
 	if (!host || host == MAP_FAILED) {
-		pr_err("cannot map %llu MiB of guest RAM",
-		       (unsigned long long)(size >> 20));
+		pr_err("cannot map %llu MiB of guest RAM: %s",
+		       (unsigned long long)(size >> 20), strerror(errno));
 		return -ENOMEM;
 	}
 	vm->mem = (struct guest_mem){

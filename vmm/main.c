@@ -18,7 +18,9 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -50,21 +52,38 @@ void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(vm->stop_buf, sizeof(vm->stop_buf), fmt, ap);
 	va_end(ap);
-	if (write(vm->stop_fd, &one, sizeof(one)) < 0)
+	if (vm->stop_fd >= 0 && write(vm->stop_fd, &one, sizeof(one)) < 0)
 		pr_err("cannot wake the main thread: %s", strerror(errno));
 }
 
 /* --- console backends ----------------------------------------------------- */
 
+/*
+ * Guest output to stdout, on vCPU threads.  A stalled reader blocks the
+ * vCPU; a stop request (which kicks vCPUs with a signal) ends the wait and
+ * drops the rest, so a stop never hangs on stdout.
+ */
 static void stdout_write(void *opaque, const uint8_t *buf, size_t len)
 {
-	(void)opaque;
-	console_write_all(STDOUT_FILENO, buf, len);
+	struct vm *vm = opaque;
+
+	while (len) {
+		ssize_t n = write(STDOUT_FILENO, buf, len);
+
+		if (n < 0 && errno == EINTR && !atomic_load(&vm->stop))
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= n;
+	}
 }
 
 static size_t hv_read(void *opaque, uint8_t *buf, size_t len)
 {
-	return console_pop(opaque, buf, len);
+	struct vm *vm = opaque;
+
+	return console_pop(&vm->console, buf, len);
 }
 
 /* Offer input to the guest's console; returns how much it took. */
@@ -76,41 +95,64 @@ static size_t console_deliver(struct vm *vm, const uint8_t *buf, size_t len)
 }
 
 /*
+ * Read stdin into buf (filtered for Ctrl-A keys).  When the guest is not
+ * taking input and buf is full, input is still read so that Ctrl-A x works,
+ * and dropped.  Returns false at end of input.
+ */
+static bool console_read(struct vm *vm, uint8_t *buf, size_t *len,
+			 size_t size)
+{
+	uint8_t in[256], scratch[2 * sizeof(in)];
+	size_t room = (size - *len) / 2;
+	ssize_t n;
+	bool stop;
+
+	n = read(STDIN_FILENO, in, room && room < sizeof(in) ? room : sizeof(in));
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN;
+	if (n == 0)
+		return false;
+	if (room) {
+		*len += console_filter(&vm->console, in, n, buf + *len, &stop);
+	} else {
+		console_filter(&vm->console, in, n, scratch, &stop);
+		pr_once(LOG_WARN, "console input dropped: the guest is not reading it");
+	}
+	if (stop)
+		vm_request_stop(vm, VM_STOP_SIGNAL, "stopped by Ctrl-A x");
+	return true;
+}
+
+/*
  * The input thread: stdin is always polled, so piped input reaches the
- * guest too.  Bytes the guest cannot take yet wait here; none are dropped.
+ * guest too.  Bytes the guest cannot take yet wait here (none are dropped
+ * while there is room); at end of input the guest keeps running.
  */
 static void *console_thread(void *arg)
 {
 	struct vm *vm = arg;
-	uint8_t in[256], out[2 * sizeof(in)];
-	size_t pending = 0, done = 0;
-	bool stop;
+	uint8_t buf[2048];
+	size_t len = 0;
+	bool eof = false;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-		ssize_t n;
+		struct pollfd pfd[2] = {
+			{ .fd = eof ? -1 : STDIN_FILENO, .events = POLLIN },
+			{ .fd = vm->input_quit_fd, .events = POLLIN },
+		};
 
-		if (done < pending) {
-			size_t took = console_deliver(vm, out + done,
-						      pending - done);
+		if (len) {
+			size_t took = console_deliver(vm, buf, len);
 
-			done += took;
-			if (!took)
-				usleep(5000);
-			continue;
+			memmove(buf, buf + took, len - took);
+			len -= took;
 		}
-		if (poll(&pfd, 1, -1) <= 0)
-			continue;
-		n = read(STDIN_FILENO, in, sizeof(in));
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			return NULL;	/* EOF: the guest keeps running */
-		}
-		pending = console_filter(&vm->console, in, n, out, &stop);
-		done = 0;
-		if (stop)
-			vm_request_stop(vm, VM_STOP_SIGNAL, "stopped by Ctrl-A x");
+		if (poll(pfd, 2, len ? 5 : -1) < 0 && errno != EINTR)
+			return NULL;
+		if (pfd[1].revents)
+			return NULL;
+		if (pfd[0].revents && !console_read(vm, buf, &len, sizeof(buf)))
+			eof = true;
 	}
 }
 
@@ -119,27 +161,36 @@ static int step_console_up(struct vm *vm)
 	static const struct sbi_console hv_ops = {
 		.write = stdout_write, .read = hv_read,
 	};
-	pthread_t thread;
 	int ret;
 
 	console_init(&vm->console);
 	vm->hv_console = hv_ops;
-	vm->hv_console.opaque = &vm->console;
-	vm->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (vm->stop_fd < 0)
+	vm->hv_console.opaque = vm;
+	vm->input_quit_fd = eventfd(0, EFD_CLOEXEC);
+	if (vm->input_quit_fd < 0) {
+		pr_err("eventfd: %s", strerror(errno));
 		return -errno;
+	}
 	term_raw();
-	ret = pthread_create(&thread, NULL, console_thread, vm);
-	if (ret)
+	ret = pthread_create(&vm->input_thread, NULL, console_thread, vm);
+	if (ret) {
+		pr_err("cannot start the console thread: %s", strerror(ret));
+		term_restore();
+		close(vm->input_quit_fd);
 		return -ret;
-	pthread_detach(thread);
+	}
 	return 0;
 }
 
 static void step_console_down(struct vm *vm)
 {
+	uint64_t one = 1;
+
+	if (write(vm->input_quit_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(vm->input_thread, NULL);
+	close(vm->input_quit_fd);
 	term_restore();
-	close(vm->stop_fd);
+	console_destroy(&vm->console);
 }
 
 /* --- devices -------------------------------------------------------------- */
@@ -151,9 +202,15 @@ static void uart_irq_set(void *opaque, int level)
 	plic_set_irq(&vm->plic, LAYOUT_UART_IRQ, level);
 }
 
+static void step_devices_down(struct vm *vm)
+{
+	uart8250_destroy(&vm->uart);
+	plic_destroy(&vm->plic);
+}
+
 static int step_devices_up(struct vm *vm)
 {
-	static const struct char_out uart_out = { .write = stdout_write };
+	const struct char_out uart_out = { .write = stdout_write, .opaque = vm };
 	int ret;
 
 	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
@@ -161,23 +218,26 @@ static int step_devices_up(struct vm *vm)
 			.set = kvm_cpu_set_ext_irq, .opaque = &vm->vcpus[i],
 		};
 	ret = plic_init(&vm->plic, vm->cfg->nr_cpus, vm->plic_out);
-	if (ret)
+	if (ret) {
+		pr_err("cannot set up the PLIC: %s", strerror(-ret));
 		return ret;
+	}
 	vm->uart_irq = (struct irq_line){ .set = uart_irq_set, .opaque = vm };
 	ret = uart8250_init(&vm->uart, &vm->uart_irq, &uart_out);
-	if (ret)
+	if (ret) {
+		pr_err("cannot set up the UART: %s", strerror(-ret));
+		plic_destroy(&vm->plic);
 		return ret;
+	}
 	ret = mmio_bus_add(&vm->bus, LAYOUT_PLIC_BASE, LAYOUT_PLIC_SIZE,
 			   &plic_mmio_ops, &vm->plic);
-	return ret ?: mmio_bus_add(&vm->bus, LAYOUT_UART_BASE,
-				   LAYOUT_UART_SIZE, &uart8250_mmio_ops,
-				   &vm->uart);
-}
-
-static void step_devices_down(struct vm *vm)
-{
-	uart8250_destroy(&vm->uart);
-	plic_destroy(&vm->plic);
+	ret = ret ?: mmio_bus_add(&vm->bus, LAYOUT_UART_BASE, LAYOUT_UART_SIZE,
+				  &uart8250_mmio_ops, &vm->uart);
+	if (ret) {
+		pr_err("MMIO map: %s", strerror(-ret));
+		step_devices_down(vm);
+	}
+	return ret;
 }
 
 /* --- images and device tree ----------------------------------------------- */
@@ -196,6 +256,14 @@ static const char *mmu_type(unsigned long satp_mode)
 	}
 }
 
+static mode_t umask_get(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return mask;
+}
+
 /* Write the DTB to a temporary file and rename it: never half-written. */
 static int dump_dtb(const char *path, const void *fdt, size_t size)
 {
@@ -205,7 +273,8 @@ static int dump_dtb(const char *path, const void *fdt, size_t size)
 	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = mkstemp(tmp);
-	if (fd < 0 || console_write_all(fd, fdt, size) || fsync(fd))
+	if (fd < 0 || fchmod(fd, 0644 & ~umask_get()) ||
+	    console_write_all(fd, fdt, size) || fsync(fd))
 		ret = -errno;
 	if (fd >= 0)
 		close(fd);
@@ -244,10 +313,13 @@ static int build_fdt(struct vm *vm, const struct loader_placement *place)
 	int ret;
 
 	memcpy(p.isa_ext, vm->caps.isa_ext, sizeof(p.isa_ext));
-	if (getrandom(seed, sizeof(seed), 0) != sizeof(seed))
+	if (getrandom(seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
 		p.rng_seed_len = 0;
-	if (!fdt)
+	if (!fdt) {
+		pr_err("no room for the device tree at %#llx",
+		       (unsigned long long)place->fdt_addr);
 		return -EFAULT;
+	}
 	ret = fdt_build(&p, fdt, place->fdt_max);
 	if (ret) {
 		pr_err("cannot build the device tree: %s", strerror(-ret));
@@ -285,8 +357,8 @@ static int step_load(struct vm *vm)
 /* --- lifecycle ------------------------------------------------------------ */
 
 static const struct boot_step boot_steps[] = {
-	{ "console", step_console_up, step_console_down, false },
 	{ "devices", step_devices_up, step_devices_down, false },
+	{ "console", step_console_up, step_console_down, false },
 	{ "kvm", kvm_vm_open, kvm_vm_close, true },
 	{ "ram", kvm_ram_map, kvm_ram_unmap, true },
 	{ "vcpus", kvm_cpus_create, kvm_cpus_destroy, true },
@@ -367,17 +439,21 @@ static int run_vm(struct vm *vm, int sfd)
 
 	ret = steps_up(vm, false, &done);
 	while (!ret) {
+		int reset = VM_STOP_RESET;
+
 		ret = kvm_cpus_start(vm);
-		if (ret)
-			break;
-		wait_for_stop(vm, sfd);
+		if (!ret)
+			wait_for_stop(vm, sfd);
+		else
+			vm_request_stop(vm, VM_STOP_HOST_ERROR, "%s", "");
 		kvm_cpus_stop(vm);
-		if (atomic_load(&vm->stop) != VM_STOP_RESET)
+		/* With no vCPU running, a later stop request is kept. */
+		if (ret || !atomic_compare_exchange_strong(&vm->stop, &reset,
+							   VM_RUNNING))
 			break;
 		pr_info("guest reboot (%lu): resetting the VM", ++vm->boots);
 		steps_down(vm, done, true);
 		mmio_bus_reset(&vm->bus);
-		atomic_store(&vm->stop, VM_RUNNING);
 		ret = steps_up(vm, true, &done);
 	}
 	/* The failing step has said why. */
@@ -408,10 +484,14 @@ static int exit_status(struct vm *vm)
 
 static void print_vm_stats(const struct vm *vm)
 {
+	struct rusage ru;
+
 	pr_info("exits to user space: %lu MMIO, %lu SBI, %lu other",
 		atomic_load(&vm->stats.mmio_exits),
 		atomic_load(&vm->stats.sbi_exits),
 		atomic_load(&vm->stats.other_exits));
+	if (!getrusage(RUSAGE_SELF, &ru))
+		pr_info("peak RSS: %ld KiB", ru.ru_maxrss);
 }
 
 static int cmd_run(struct vm_config *cfg)
@@ -422,17 +502,30 @@ static int cmd_run(struct vm_config *cfg)
 
 	vm.cfg = cfg;
 	for (unsigned int i = 0; i < CONFIG_MAX_CPUS; i++)
-		vm.vcpus[i].fd = -1;
+		vm.vcpus[i] = (struct vcpu){ .vm = &vm, .id = i, .fd = -1 };
 	pthread_rwlock_init(&vm.vcpu_lock, NULL);
 	vm.sbi = (struct sbi_ctx){ .mem = &vm.mem, .console = &vm.hv_console };
-	if (!cli_summary(cfg, summary, sizeof(summary)))
+	if (cli_summary(cfg, summary, sizeof(summary)) >= 0)
 		pr_info("%s", summary);
 	sfd = signals_setup();
+	vm.stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (sfd < 0 || vm.stop_fd < 0) {
+		pr_err("cannot set up signal handling: %s", strerror(errno));
+		return LKVM_EXIT_HOST_ERROR;
+	}
 	run_vm(&vm, sfd);
 	status = exit_status(&vm);
 	if (cfg->debug)
 		print_vm_stats(&vm);
 	return status;
+}
+
+/* Closed standard fds would be taken by our own fds: fill them first. */
+static void stdio_guard(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) < 0)
+			break;
 }
 
 int main(int argc, char **argv)
@@ -441,6 +534,7 @@ int main(int argc, char **argv)
 	struct cli_host host;
 	int ret;
 
+	stdio_guard();
 	cli_host_probe(&host);
 	ret = cli_parse(argc, argv, &host, &cfg, stdout, stderr);
 	if (ret < 0)

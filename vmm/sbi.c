@@ -141,8 +141,9 @@ static void sbi_dbcn_rw(const struct sbi_ctx *ctx, struct sbi_call *call,
 		return;
 	}
 	if (write) {
-		sbi_con_write(ctx, buf, len);
-		n = len;
+		/* A partial write is allowed; it bounds a vCPU's time here. */
+		n = len < SBI_DBCN_WRITE_MAX ? len : SBI_DBCN_WRITE_MAX;
+		sbi_con_write(ctx, buf, n);
 	} else {
 		n = sbi_con_read(ctx, buf, len);
 	}

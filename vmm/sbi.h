@@ -60,6 +60,8 @@
 #define SBI_EXT_DBCN_CONSOLE_WRITE 0UL
 #define SBI_EXT_DBCN_CONSOLE_READ 1UL
 #define SBI_EXT_DBCN_CONSOLE_WRITE_BYTE 2UL
+/* Bytes written per console_write call at most (the guest loops). */
+#define SBI_DBCN_WRITE_MAX 4096UL
 
 /* EID ranges KVM forwards as a whole. */
 #define SBI_EXT_EXPERIMENTAL_START 0x08000000UL

@@ -80,6 +80,8 @@ struct vm {
 
 	_Atomic int stop;		/* enum vm_stop */
 	int stop_fd;			/* eventfd: wakes the main thread */
+	int input_quit_fd;		/* eventfd: ends the console thread */
+	pthread_t input_thread;
 	const char *stop_why;		/* message for the exit line */
 	char stop_buf[160];
 	struct vm_stats stats;

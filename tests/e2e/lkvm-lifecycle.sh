@@ -47,7 +47,7 @@ t sigterm-status [ $rc -eq 3 ]
 t sigterm-says-why has "stopped by Terminated" /tmp/term.log
 
 # A gzip'd kernel boots.
-gzip -c Image >/tmp/Image.gz
+gzip -1 -c Image >/tmp/Image.gz
 lkvm /tmp/gz.log -k /tmp/Image.gz -i guest-hello.cpio.gz -m 128 -c 1
 t gzip-kernel-boots [ $rc -eq 0 ]
 t gzip-kernel-init has "guest-hello: 1 cpu(s)" /tmp/gz.log
@@ -57,14 +57,14 @@ head -c 65536 /dev/urandom >/tmp/junk
 lkvm /tmp/junk.log -k /tmp/junk -m 128 -c 1
 t corrupt-kernel-status [ $rc -eq 1 ]
 t corrupt-kernel-named has "/tmp/junk" /tmp/junk.log
-t corrupt-kernel-one-line [ "$(wc -l </tmp/junk.log)" -eq 1 ]
+t corrupt-kernel-one-line [ "$(grep -c 'lkvm: error' /tmp/junk.log)" -eq 1 ]
 head -c 40 Image >/tmp/trunc
 lkvm /tmp/trunc.log -k /tmp/trunc -m 128 -c 1
 t truncated-kernel-status [ $rc -eq 1 ]
 t truncated-kernel-named has "/tmp/trunc" /tmp/trunc.log
 lkvm /tmp/nokernel.log -k /tmp/does-not-exist -m 128 -c 1
 t missing-kernel-status [ $rc -eq 1 ]
-dd if=/dev/zero of=/tmp/big bs=1M count=260 2>/dev/null
+dd if=/dev/zero of=/tmp/big bs=1 count=0 seek=260M 2>/dev/null
 lkvm /tmp/big.log -k Image -i /tmp/big -m 512 -c 1
 t initrd-too-big-status [ $rc -eq 1 ]
 t initrd-too-big-named has "/tmp/big" /tmp/big.log

@@ -752,8 +752,9 @@ static const char *const help_facts[] = {
 	"  1  fatal host error\n"
 	"  2  usage error\n"
 	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
-	"  4  the guest crashed (vCPU internal error, failed entry or\n"
-	"     unexpected exit)\n",
+	"  4  the guest crashed (KVM internal error, failed entry, an\n"
+	"     access KVM cannot emulate, an unexpected exit, or a\n"
+	"     shutdown reporting a system failure)\n",
 	"Ctrl-A x stops the VM, Ctrl-A Ctrl-A sends Ctrl-A.",
 	"panic=-1",
 	"\"lkvm: guest reboot\"",
