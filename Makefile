@@ -135,4 +135,6 @@ clean:
 distclean: clean
 	rm -rf $(CACHE)
 
+.SECONDARY:
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
