@@ -8,6 +8,7 @@ now() {
 
 boot_once() {
 	params=$1
+	rm -f /tmp/b.log
 	start=$(now)
 	./lkvm run -k Image -i guest-hello.cpio.gz -m 256 -c 1 -p "$params" \
 		--debug </dev/null >/tmp/b.log 2>&1 &
