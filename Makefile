@@ -1,7 +1,7 @@
 # rvkvm: see README.md.  'make run' and 'make check' are the entry points.
 
 BUILD      := build
-CACHE      ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rvkvm
+CACHE      ?= $(or $(RVKVM_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rvkvm)
 SYSROOT    := $(BUILD)/sysroot
 CROSS      := riscv64-linux-gnu-
 export RVKVM_CACHE := $(CACHE)
