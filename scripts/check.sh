@@ -1,6 +1,6 @@
 #!/bin/bash
 # check.sh [SUITE...]: run the test suites and count every test.
-# Suites: scripts (kernel build machinery on fixtures), unit (native cmocka
+# Suites: scripts (kernel build machinery on fixtures, image recipes), unit (native cmocka
 # under ASan+UBSan), fuzz (short libFuzzer runs), e2e (boots in the emulated
 # host).  Default: all.  Ends with "N passed, N failed"; exit 1 on failure.
 set -uo pipefail
@@ -29,9 +29,11 @@ collect() {
 }
 
 suite_scripts() {
-	stage "check: kernel build machinery (fixtures)"
+	stage "check: kernel build machinery and image recipes"
 	tests/kernel/test-kernel-scripts.sh >"$logs/scripts.log" 2>&1
 	collect scripts "$logs/scripts.log" >/dev/null
+	tests/images/test-images.sh >"$logs/images.log" 2>&1
+	collect images "$logs/images.log" >/dev/null
 	stage_done
 }
 
