@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "gzip_helper.h"
 #include <zlib.h>
 
 #include "vmm/image.h"
@@ -49,29 +51,6 @@ static uint8_t *make_image(size_t len, uint64_t text_offset,
 	memcpy(p + 56, "RSC\x05", 4);
 	put_le32(p + 60, 0);
 	return p;
-}
-
-/* gzip-compress with zlib's own deflate (gzip wrapper: 16 + MAX_WBITS). */
-static uint8_t *gzip(const uint8_t *in, size_t len, size_t *out_len)
-{
-	z_stream zs = { 0 };
-	size_t cap;
-	uint8_t *out;
-
-	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
-				      Z_DEFAULT_STRATEGY),
-			 Z_OK);
-	cap = deflateBound(&zs, len) + 32;
-	out = malloc(cap);
-	assert_non_null(out);
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = (uInt)len;
-	zs.next_out = out;
-	zs.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	*out_len = zs.total_out;
-	deflateEnd(&zs);
-	return out;
 }
 
 static void test_valid_header(void **state)

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "gzip_helper.h"
 #include <zlib.h>
 
 #include "vmm/loader.h"
@@ -454,28 +456,6 @@ static uint8_t *make_image(size_t len, uint64_t image_size)
 	memcpy(p + 48, "RISCV\0\0\0", 8);
 	memcpy(p + 56, "RSC\x05", 4);
 	return p;
-}
-
-static uint8_t *gzip(const uint8_t *in, size_t len, size_t *out_len)
-{
-	z_stream zs = { 0 };
-	size_t cap;
-	uint8_t *out;
-
-	assert_int_equal(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
-				      Z_DEFAULT_STRATEGY),
-			 Z_OK);
-	cap = deflateBound(&zs, len) + 32;
-	out = malloc(cap);
-	assert_non_null(out);
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = (uInt)len;
-	zs.next_out = out;
-	zs.avail_out = (uInt)cap;
-	assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	*out_len = zs.total_out;
-	deflateEnd(&zs);
-	return out;
 }
 
 static bool all_zero(const uint8_t *p, size_t len)
