@@ -2,3 +2,4 @@
 # Guest side: report the harts and the console the guest sees.
 echo "guest-hello: $(grep -c ^processor /proc/cpuinfo) cpu(s) online: $(cat /sys/devices/system/cpu/online)"
 echo "guest-console: $(cat /sys/class/tty/console/active)"
+echo "guest-$(grep -m1 mvendorid /proc/cpuinfo | tr -d '\t ')"
