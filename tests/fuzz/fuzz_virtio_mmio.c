@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz the virtio-mmio transport with a virtio-rng device behind it: a
+ * stream of register accesses from a hostile driver, over a fake guest RAM
+ * (64 KiB at guest address 0, heap-allocated so ASan sees any access
+ * outside it) whose initial contents come from the input.
+ *
+ * Input:  [ops_len: u16] [ops: ops_len bytes] [RAM image]
+ * Ops (first byte % 8):
+ *   0-2  register write [reg: u8, * 4 -> 0x000..0x3fc] [value: u32]
+ *   3    register read  [reg: u8]
+ *   4    any access     [offset: u16 % 0x1000] [size sel] [rd/wr] [u32]
+ *   5    guest poke     [u16 offset] [u8 len] [bytes]
+ *   6    kick from an I/O thread's side [queue: u8]
+ *   7    system reset
+ * After every op the transport's invariants are checked.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtio/mmio.h"
+#include "virtio/rng.h"
+#include "vmm/log.h"
+
+#define RAM_SIZE 0x10000
+
+#define CHECK(cond)                       \
+	do {                              \
+		if (!(cond))              \
+			__builtin_trap(); \
+	} while (0)
+
+struct fuzz_ctx {
+	struct guest_mem mem;
+	struct virtio_rng rng;
+	int level;
+	uint8_t counter;
+	const uint8_t *p, *end;
+};
+
+static void fuzz_irq_set(void *opaque, int level)
+{
+	struct fuzz_ctx *c = opaque;
+
+	CHECK(level == 0 || level == 1);
+	CHECK(level != c->level); /* edges only */
+	c->level = level;
+}
+
+static ssize_t fuzz_source(void *opaque, void *buf, size_t len)
+{
+	struct fuzz_ctx *c = opaque;
+	uint8_t *p = buf;
+
+	CHECK(len > 0 && len <= VIRTIO_RNG_CHAIN_MAX);
+	if (c->counter == 0xff) {
+		c->counter = 0;
+		return -EIO;
+	}
+	for (size_t i = 0; i < len; i++)
+		p[i] = c->counter++;
+	return len;
+}
+
+static uint8_t fuzz_u8(struct fuzz_ctx *c)
+{
+	return c->p < c->end ? *c->p++ : 0;
+}
+
+static uint32_t fuzz_u32(struct fuzz_ctx *c)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)fuzz_u8(c) << (8 * i);
+	return v;
+}
+
+static uint32_t fuzz_read(struct fuzz_ctx *c, uint64_t off, unsigned int len)
+{
+	uint8_t d[8];
+
+	memset(d, 0xee, sizeof(d));
+	virtio_mmio_ops.read(&c->rng.vm, off, d, len);
+	return mmio_data_get(d, len);
+}
+
+static void fuzz_write(struct fuzz_ctx *c, uint64_t off, uint32_t v,
+		       unsigned int len)
+{
+	uint8_t d[8];
+
+	mmio_data_put(d, len, v);
+	virtio_mmio_ops.write(&c->rng.vm, off, d, len);
+}
+
+static void fuzz_check_read(struct fuzz_ctx *c, uint64_t off, uint32_t v)
+{
+	const struct virtio_mmio *vm = &c->rng.vm;
+
+	switch (off) {
+	case VIRTIO_MMIO_MAGIC_VALUE:
+		CHECK(v == VIRTIO_MMIO_MAGIC);
+		break;
+	case VIRTIO_MMIO_VERSION:
+		CHECK(v == 2);
+		break;
+	case VIRTIO_MMIO_DEVICE_ID:
+		CHECK(v == VIRTIO_ID_RNG);
+		break;
+	case VIRTIO_MMIO_STATUS:
+		CHECK(v == vm->status);
+		break;
+	case VIRTIO_MMIO_INTERRUPT_STATUS:
+		CHECK(v == vm->isr && (v != 0) == c->level);
+		break;
+	}
+	if (off >= VIRTIO_MMIO_CONFIG)
+		CHECK(v == 0); /* rng has no config space */
+}
+
+/* Any offset, any of the sizes 1, 2, 3, 4, 8. */
+static void fuzz_any(struct fuzz_ctx *c)
+{
+	static const unsigned int sizes[] = { 1, 2, 3, 4, 8 };
+	uint64_t off = (fuzz_u8(c) | fuzz_u8(c) << 8) % 0x1000;
+	unsigned int len = sizes[fuzz_u8(c) % 5];
+	bool wr = fuzz_u8(c) & 1;
+	uint32_t v = fuzz_u32(c);
+
+	if (off + len > 0x1000)
+		return; /* the bus would refuse it */
+	if (wr)
+		fuzz_write(c, off, v, len);
+	else if (len != 4 || (off & 3))
+		CHECK(fuzz_read(c, off, len) == 0);
+	else
+		fuzz_check_read(c, off, fuzz_read(c, off, len));
+}
+
+static void fuzz_poke(struct fuzz_ctx *c)
+{
+	uint16_t off = fuzz_u8(c) | fuzz_u8(c) << 8;
+	size_t len = fuzz_u8(c), avail = c->end - c->p;
+
+	if (len > avail)
+		len = avail;
+	if (len > (size_t)(RAM_SIZE - off))
+		len = RAM_SIZE - off;
+	memcpy(c->mem.host + off, c->p, len);
+	c->p += len;
+}
+
+static void fuzz_invariants(const struct fuzz_ctx *c)
+{
+	const struct virtio_mmio *vm = &c->rng.vm;
+	const struct virtqueue *vq = &vm->queues[0];
+	uint64_t offered = VIRTIO_BIT(VIRTIO_F_VERSION_1) |
+			   VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) |
+			   VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+
+	CHECK(vm->irq_level == c->level);
+	CHECK(c->level == (vm->isr != 0));
+	CHECK(!(vm->isr & ~3u));
+	CHECK(!(vm->status & ~0xcfu));
+	if (vm->status & VIRTIO_STATUS_DRIVER)
+		CHECK(vm->status & VIRTIO_STATUS_ACKNOWLEDGE);
+	if (vm->status & VIRTIO_STATUS_DRIVER_OK)
+		CHECK(vm->status & VIRTIO_STATUS_FEATURES_OK);
+	if (vm->status & VIRTIO_STATUS_FEATURES_OK) {
+		CHECK(vm->status & VIRTIO_STATUS_DRIVER);
+		CHECK(!(vm->features & ~offered));
+		CHECK(vm->features & VIRTIO_BIT(VIRTIO_F_VERSION_1));
+	} else {
+		CHECK(vm->features == 0);
+	}
+	if (vq->ready) {
+		CHECK(vq->desc && vq->avail && vq->used);
+		CHECK(vq->num && vq->num <= VIRTIO_RNG_QUEUE_SIZE);
+		CHECK(vm->status & VIRTIO_STATUS_FEATURES_OK);
+	}
+	if (vq->broken)
+		CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+}
+
+static void fuzz_op(struct fuzz_ctx *c)
+{
+	uint8_t op = fuzz_u8(c) % 8;
+	uint64_t off;
+
+	if (op < 3) {
+		off = fuzz_u8(c) * 4;
+		fuzz_write(c, off, fuzz_u32(c), 4);
+	} else if (op == 3) {
+		off = fuzz_u8(c) * 4;
+		fuzz_check_read(c, off, fuzz_read(c, off, 4));
+	} else if (op == 4) {
+		fuzz_any(c);
+	} else if (op == 5) {
+		fuzz_poke(c);
+	} else if (op == 6) {
+		virtio_mmio_kick(&c->rng.vm, fuzz_u8(c));
+	} else {
+		virtio_mmio_ops.reset(&c->rng.vm);
+		CHECK(c->rng.vm.status == 0 && c->level == 0);
+	}
+	fuzz_invariants(c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_ctx *c;
+	struct irq_line irq = { .set = fuzz_irq_set };
+	size_t ops_len, img;
+
+	log_level = -1;
+	if (size < 2)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	CHECK(c);
+	c->mem.size = RAM_SIZE;
+	c->mem.host = calloc(1, RAM_SIZE);
+	CHECK(c->mem.host);
+	irq.opaque = c;
+	CHECK(virtio_rng_init(&c->rng, 0, &c->mem, &irq, fuzz_source, c) == 0);
+	ops_len = data[0] | data[1] << 8;
+	if (ops_len > size - 2)
+		ops_len = size - 2;
+	img = size - 2 - ops_len;
+	memcpy(c->mem.host, data + 2 + ops_len,
+	       img < RAM_SIZE ? img : RAM_SIZE);
+
+	c->p = data + 2;
+	c->end = c->p + ops_len;
+	while (c->p < c->end)
+		fuzz_op(c);
+
+	virtio_mmio_ops.reset(&c->rng.vm);
+	CHECK(c->level == 0);
+	virtio_rng_destroy(&c->rng);
+	free(c->mem.host);
+	free(c);
+	return 0;
+}

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz the device side of the split virtqueue against a hostile driver.
+ *
+ * Input:  [cfg: 12 bytes] [ops_len: u16] [ops: ops_len bytes] [RAM image]
+ *   cfg[0]     bit 0 EVENT_IDX, bit 1 INDIRECT, bit 2 RAM at 0x80000000
+ *              (else at 0, so small descriptor addresses are valid)
+ *   cfg[1]     queue size: < 0xf0: 1 << (cfg[1] % 10); else cfg[1] (any)
+ *   cfg[2..7]  desc, avail, used offsets from the RAM base (u16 each)
+ *   cfg[8]     high byte added to all three offsets (<< 16: may leave RAM)
+ *   cfg[9..10] starting ring index (u16, for wrap-around)
+ *   cfg[11]    unused
+ * The RAM image (64 KiB of fake guest RAM, heap-allocated so ASan sees
+ * any access outside it) holds the rings and buffers.  Ops:
+ *   0 pop             1 read [u16 len]     2 write [u16 len]
+ *   3 push the chain  4 push [u16 head] [u16 len]
+ *   5 need_notify     6 guest poke [u16 off] [u8 len] [bytes]
+ *   7 reset, configure from cfg again and activate
+ * Every segment must lie inside the RAM; copies never exceed what was
+ * asked or what the chain holds; a broken queue stays broken.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtio/virtqueue.h"
+#include "vmm/log.h"
+
+#define RAM_SIZE 0x10000
+#define SCRATCH 4096
+
+#define CHECK(cond)                       \
+	do {                              \
+		if (!(cond))              \
+			__builtin_trap(); \
+	} while (0)
+
+struct fuzz_ctx {
+	struct guest_mem mem;
+	struct virtqueue vq;
+	struct virtq_chain chain;
+	bool have_chain;
+	struct virtq_reader r;
+	struct virtq_writer w;
+	uint16_t start;
+	const uint8_t *cfg;
+	const uint8_t *p, *end;
+	uint8_t scratch[SCRATCH];
+};
+
+static uint8_t fuzz_u8(struct fuzz_ctx *c)
+{
+	return c->p < c->end ? *c->p++ : 0;
+}
+
+static uint16_t fuzz_u16(struct fuzz_ctx *c)
+{
+	uint16_t lo = fuzz_u8(c);
+
+	return lo | fuzz_u8(c) << 8;
+}
+
+static void fuzz_check_chain(const struct fuzz_ctx *c)
+{
+	const struct virtq_chain *ch = &c->chain;
+	const uint8_t *ram = c->mem.host;
+	uint64_t rd = 0, wr = 0;
+
+	CHECK(ch->head < c->vq.num);
+	CHECK(ch->nr_segs <= VIRTQ_CHAIN_MAX_SEGS);
+	CHECK(ch->nr_segs <= c->vq.num);
+	CHECK(ch->nr_readable <= ch->nr_segs);
+	for (unsigned int i = 0; i < ch->nr_segs; i++) {
+		const struct virtq_seg *s = &ch->segs[i];
+
+		CHECK(s->len > 0);
+		CHECK(s->addr >= ram && s->len <= RAM_SIZE &&
+		      s->addr - ram <= RAM_SIZE - s->len);
+		CHECK(s->writable == (i >= ch->nr_readable));
+		if (s->writable)
+			wr += s->len;
+		else
+			rd += s->len;
+	}
+	CHECK(rd == ch->readable_len && wr == ch->writable_len);
+}
+
+static uint32_t fuzz_num(uint8_t b)
+{
+	return b < 0xf0 ? 1u << (b % 10) : b;
+}
+
+static void fuzz_config(struct fuzz_ctx *c, const uint8_t *cfg)
+{
+	uint64_t hi = (uint64_t)cfg[8] << 16;
+	bool event_idx = cfg[0] & 1, indirect = cfg[0] & 2;
+
+	c->mem.base = (cfg[0] & 4) ? 0x80000000ULL : 0;
+	virtq_init(&c->vq, &c->mem, VIRTQ_MAX_SIZE);
+	c->vq.num = fuzz_num(cfg[1]);
+	c->vq.desc_gpa = c->mem.base + hi + (cfg[2] | cfg[3] << 8);
+	c->vq.avail_gpa = c->mem.base + hi + (cfg[4] | cfg[5] << 8);
+	c->vq.used_gpa = c->mem.base + hi + (cfg[6] | cfg[7] << 8);
+	c->vq.event_idx = event_idx;
+	c->vq.indirect = indirect;
+	c->start = cfg[9] | cfg[10] << 8;
+}
+
+static void fuzz_activate(struct fuzz_ctx *c)
+{
+	if (virtq_activate(&c->vq))
+		return;
+	c->vq.last_avail_idx = c->start;
+	c->vq.used_idx = c->start;
+	c->vq.signalled_used = c->start;
+}
+
+static void fuzz_pop(struct fuzz_ctx *c)
+{
+	bool was_broken = c->vq.broken;
+	int ret = virtq_pop(&c->vq, &c->chain);
+
+	CHECK(ret == -EIO || ret == 0 || ret == 1);
+	if (was_broken)
+		CHECK(ret < 0);
+	c->have_chain = ret == 1;
+	if (ret < 0)
+		CHECK(c->vq.broken);
+	if (!c->have_chain)
+		return;
+	fuzz_check_chain(c);
+	virtq_reader_init(&c->r, &c->chain);
+	virtq_writer_init(&c->w, &c->chain);
+}
+
+static void fuzz_read(struct fuzz_ctx *c)
+{
+	size_t len = fuzz_u16(c) % (SCRATCH + 1), n;
+	uint64_t before;
+
+	if (!c->have_chain)
+		return;
+	before = virtq_reader_remaining(&c->r);
+	n = virtq_reader_read(&c->r, c->scratch, len);
+	CHECK(n <= len && n <= before);
+	CHECK(n == len || n == before);
+	CHECK(virtq_reader_remaining(&c->r) == before - n);
+}
+
+static void fuzz_write(struct fuzz_ctx *c)
+{
+	size_t len = fuzz_u16(c) % (SCRATCH + 1), n;
+	uint64_t before;
+	uint32_t written;
+
+	if (!c->have_chain)
+		return;
+	before = virtq_writer_remaining(&c->w);
+	written = virtq_writer_written(&c->w);
+	memset(c->scratch, 0xa5, len);
+	n = virtq_writer_write(&c->w, c->scratch, len);
+	CHECK(n <= len && n <= before);
+	CHECK(n == len || n == before);
+	CHECK(virtq_writer_remaining(&c->w) == before - n);
+	CHECK(virtq_writer_written(&c->w) == written + n);
+}
+
+static void fuzz_push(struct fuzz_ctx *c, uint16_t head, uint32_t len)
+{
+	uint16_t used = c->vq.used_idx;
+	int ret = virtq_push(&c->vq, head, len);
+
+	if (!c->vq.ready || c->vq.broken) {
+		CHECK(ret < 0);
+	} else if (head >= c->vq.num) {
+		CHECK(ret < 0);
+	} else {
+		CHECK(ret == 0 && c->vq.used_idx == (uint16_t)(used + 1));
+	}
+}
+
+static void fuzz_poke(struct fuzz_ctx *c)
+{
+	uint16_t off = fuzz_u16(c);
+	size_t len = fuzz_u8(c), avail = c->end - c->p;
+
+	if (len > avail)
+		len = avail;
+	if (len > (size_t)(RAM_SIZE - off))
+		len = RAM_SIZE - off;
+	memcpy(c->mem.host + off, c->p, len);
+	c->p += len;
+}
+
+static void fuzz_op(struct fuzz_ctx *c)
+{
+	uint16_t head;
+
+	switch (fuzz_u8(c) % 8) {
+	case 0:
+		fuzz_pop(c);
+		break;
+	case 1:
+		fuzz_read(c);
+		break;
+	case 2:
+		fuzz_write(c);
+		break;
+	case 3:
+		if (c->have_chain)
+			fuzz_push(c, c->chain.head,
+				  virtq_writer_written(&c->w));
+		c->have_chain = false;
+		break;
+	case 4:
+		head = fuzz_u16(c);
+		fuzz_push(c, head, fuzz_u16(c));
+		break;
+	case 5:
+		virtq_need_notify(&c->vq);
+		break;
+	case 6:
+		fuzz_poke(c);
+		break;
+	default:
+		virtq_reset(&c->vq);
+		CHECK(!c->vq.ready && !c->vq.broken);
+		fuzz_config(c, c->cfg);
+		c->have_chain = false;
+		fuzz_activate(c);
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_ctx *c;
+	size_t ops_len, img;
+
+	log_level = -1;
+	if (size < 14)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	CHECK(c);
+	c->mem.size = RAM_SIZE;
+	c->mem.host = calloc(1, RAM_SIZE);
+	CHECK(c->mem.host);
+	c->cfg = data;
+	fuzz_config(c, data);
+	ops_len = data[12] | data[13] << 8;
+	if (ops_len > size - 14)
+		ops_len = size - 14;
+	img = size - 14 - ops_len;
+	memcpy(c->mem.host, data + 14 + ops_len,
+	       img < RAM_SIZE ? img : RAM_SIZE);
+
+	fuzz_activate(c);
+	c->p = data + 14;
+	c->end = c->p + ops_len;
+	while (c->p < c->end)
+		fuzz_op(c);
+
+	free(c->mem.host);
+	free(c);
+	return 0;
+}

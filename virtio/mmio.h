@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * virtio-mmio transport, version 2 (virtio 1.2 §4.2), modern only.
+ *
+ * Offers VIRTIO_F_VERSION_1 (always), VIRTIO_F_INDIRECT_DESC and
+ * VIRTIO_F_EVENT_IDX on top of the device's own features; FEATURES_OK
+ * sticks only when the driver's features are a subset of these and include
+ * VERSION_1.  Registers below 0x100 take aligned 4-byte accesses only; the
+ * device configuration space at 0x100 takes 1, 2 and 4-byte accesses inside
+ * config_size.  Anything else is logged once and ignored (reads give 0).
+ *
+ * Status: the driver may only add bits, in the order ACKNOWLEDGE, DRIVER,
+ * FEATURES_OK, DRIVER_OK (FAILED at any time); writing 0 resets the device.
+ * A bad write is logged once and the offending bits dropped.  Queue
+ * registers are writable only while the queue is not ready; QueueReady = 1
+ * needs FEATURES_OK and valid rings.  A failed activation or a queue that
+ * turned broken sets DEVICE_NEEDS_RESET and raises a configuration change
+ * interrupt (InterruptStatus bit 1); after that, notifications are ignored
+ * until the driver resets the device.  Notifications that arrive before
+ * DRIVER_OK are not processed then (§3.1.1) but remembered, and those
+ * queues are processed when DRIVER_OK is set.
+ *
+ * The interrupt line is level: asserted while InterruptStatus != 0.
+ *
+ * Locking: one mutex per transport.  Taken by the mmio_ops callbacks
+ * (vCPU threads), virtio_mmio_kick() and virtio_mmio_lock().  Held while
+ * the device's ops run and while irq.set() is called (whose callee must not
+ * call back into this transport).  virtio_mmio_queue() and
+ * virtio_mmio_signal_used() must be called with it held: from a device op,
+ * or between virtio_mmio_lock() and virtio_mmio_unlock().
+ */
+#ifndef RVKVM_VIRTIO_MMIO_H
+#define RVKVM_VIRTIO_MMIO_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "devices/device.h"
+#include "virtio/virtio.h"
+#include "virtio/virtqueue.h"
+#include "vmm/guest_mem.h"
+
+#define VIRTIO_MMIO_MAGIC 0x74726976 /* "virt" */
+#define VIRTIO_MMIO_VERSION_2 2
+/* "RKVM" in little-endian byte order; drivers match on device IDs only. */
+#define VIRTIO_MMIO_VENDOR 0x4d564b52
+
+#define VIRTIO_MMIO_MAX_QUEUES 8
+
+/* Register offsets (§4.2.2, table "MMIO Device Register Layout"). */
+#define VIRTIO_MMIO_MAGIC_VALUE 0x000
+#define VIRTIO_MMIO_VERSION 0x004
+#define VIRTIO_MMIO_DEVICE_ID 0x008
+#define VIRTIO_MMIO_VENDOR_ID 0x00c
+#define VIRTIO_MMIO_DEVICE_FEATURES 0x010
+#define VIRTIO_MMIO_DEVICE_FEATURES_SEL 0x014
+#define VIRTIO_MMIO_DRIVER_FEATURES 0x020
+#define VIRTIO_MMIO_DRIVER_FEATURES_SEL 0x024
+#define VIRTIO_MMIO_QUEUE_SEL 0x030
+#define VIRTIO_MMIO_QUEUE_NUM_MAX 0x034
+#define VIRTIO_MMIO_QUEUE_NUM 0x038
+#define VIRTIO_MMIO_QUEUE_READY 0x044
+#define VIRTIO_MMIO_QUEUE_NOTIFY 0x050
+#define VIRTIO_MMIO_INTERRUPT_STATUS 0x060
+#define VIRTIO_MMIO_INTERRUPT_ACK 0x064
+#define VIRTIO_MMIO_STATUS 0x070
+#define VIRTIO_MMIO_QUEUE_DESC_LOW 0x080
+#define VIRTIO_MMIO_QUEUE_DESC_HIGH 0x084
+#define VIRTIO_MMIO_QUEUE_DRIVER_LOW 0x090
+#define VIRTIO_MMIO_QUEUE_DRIVER_HIGH 0x094
+#define VIRTIO_MMIO_QUEUE_DEVICE_LOW 0x0a0
+#define VIRTIO_MMIO_QUEUE_DEVICE_HIGH 0x0a4
+#define VIRTIO_MMIO_SHM_SEL 0x0ac
+#define VIRTIO_MMIO_SHM_LEN_LOW 0x0b0
+#define VIRTIO_MMIO_SHM_LEN_HIGH 0x0b4
+#define VIRTIO_MMIO_SHM_BASE_LOW 0x0b8
+#define VIRTIO_MMIO_SHM_BASE_HIGH 0x0bc
+#define VIRTIO_MMIO_CONFIG_GENERATION 0x0fc
+#define VIRTIO_MMIO_CONFIG 0x100
+#define VIRTIO_MMIO_CONFIG_MAX (0x1000 - VIRTIO_MMIO_CONFIG)
+
+/* InterruptStatus bits. */
+#define VIRTIO_MMIO_INT_VRING 1
+#define VIRTIO_MMIO_INT_CONFIG 2
+
+/* Embeddable; fields are private to mmio.c (tests may peek). */
+struct virtio_mmio {
+	pthread_mutex_t lock;
+	uint64_t base, size; /* guest physical window */
+	unsigned int irq_num; /* PLIC source, for the FDT */
+	struct irq_line irq;
+	int irq_level; /* last level given to irq.set() */
+	struct virtio_dev dev;
+
+	uint32_t status;
+	uint32_t isr; /* InterruptStatus */
+	uint32_t config_generation;
+	uint32_t device_features_sel, driver_features_sel, queue_sel;
+	uint64_t driver_features; /* as written by the driver */
+	uint64_t features; /* accepted at FEATURES_OK */
+	uint32_t kick_pending; /* queues notified before DRIVER_OK */
+	struct virtqueue queues[VIRTIO_MMIO_MAX_QUEUES];
+};
+
+/*
+ * Set up the transport for virtio-mmio slot 'slot' (window and interrupt
+ * from vmm/layout.h).  dev and irq are copied; mem must outlive the
+ * transport.  -EINVAL for a bad slot or device description, or -errno.
+ */
+int virtio_mmio_init(struct virtio_mmio *vm, unsigned int slot,
+		     const struct guest_mem *mem, const struct irq_line *irq,
+		     const struct virtio_dev *dev);
+void virtio_mmio_destroy(struct virtio_mmio *vm);
+
+/*
+ * A driver notification for queue q (QueueNotify, or later an ioeventfd
+ * on an I/O thread).  Takes the lock; calls the device's notify() when the
+ * queue may be processed.
+ */
+void virtio_mmio_kick(struct virtio_mmio *vm, unsigned int q);
+
+void virtio_mmio_lock(struct virtio_mmio *vm);
+void virtio_mmio_unlock(struct virtio_mmio *vm);
+
+/* Lock held.  Queue q of the device, q < num_queues. */
+struct virtqueue *virtio_mmio_queue(struct virtio_mmio *vm, unsigned int q);
+
+/*
+ * Lock held.  After pushing used buffers on queue q: if the driver wants
+ * a notification (virtq_need_notify), set InterruptStatus bit 0 and raise
+ * the line.  Also turns a broken queue into DEVICE_NEEDS_RESET.
+ */
+void virtio_mmio_signal_used(struct virtio_mmio *vm, unsigned int q);
+
+/* Bus callbacks; opaque is the struct virtio_mmio. */
+extern const struct mmio_ops virtio_mmio_ops;
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Virtio definitions shared by the transport and the devices (virtio 1.2),
+ * and the interface between them.
+ *
+ * A device core describes itself with a struct virtio_dev and is driven by
+ * the transport (virtio/mmio.h) through struct virtio_dev_ops.  Every
+ * callback runs with the transport's lock held, so a device needs no lock
+ * of its own for state it only touches from callbacks; work completed
+ * elsewhere (an I/O thread) takes virtio_mmio_lock() first.
+ */
+#ifndef RVKVM_VIRTIO_H
+#define RVKVM_VIRTIO_H
+
+#include <stdint.h>
+
+/* Device status (§2.1). */
+#define VIRTIO_STATUS_ACKNOWLEDGE 1
+#define VIRTIO_STATUS_DRIVER 2
+#define VIRTIO_STATUS_DRIVER_OK 4
+#define VIRTIO_STATUS_FEATURES_OK 8
+#define VIRTIO_STATUS_DEVICE_NEEDS_RESET 64
+#define VIRTIO_STATUS_FAILED 128
+
+/* Reserved feature bits (§6) that the transport offers. */
+#define VIRTIO_F_INDIRECT_DESC 28
+#define VIRTIO_F_EVENT_IDX 29
+#define VIRTIO_F_VERSION_1 32
+#define VIRTIO_BIT(n) (1ULL << (n))
+
+/* Device IDs (§5). */
+#define VIRTIO_ID_RNG 4
+
+struct virtio_dev_ops {
+	/*
+	 * The driver notified queue q (q < num_queues, the queue is ready
+	 * and DRIVER_OK is set).  Pop chains with virtq_pop() on
+	 * virtio_mmio_queue(), push them and call virtio_mmio_signal_used().
+	 */
+	void (*notify)(void *opaque, unsigned int q);
+	/* Device reset (status 0 or system reset): drop in-flight work. */
+	void (*reset)(void *opaque);
+	/*
+	 * Device configuration space; offset + len <= config_size and len is
+	 * 1, 2 or 4.  Data is little-endian.  Either may be NULL: reads then
+	 * return zeros and writes are ignored.
+	 */
+	void (*config_read)(void *opaque, uint32_t offset, void *data,
+			    unsigned int len);
+	void (*config_write)(void *opaque, uint32_t offset, const void *data,
+			     unsigned int len);
+};
+
+/* What a device tells the transport about itself. */
+struct virtio_dev {
+	const char *name;
+	const struct virtio_dev_ops *ops;
+	void *opaque; /* passed to every op */
+	uint32_t device_id;
+	uint64_t features; /* device-type bits, offered as is */
+	unsigned int num_queues; /* 1 .. VIRTIO_MMIO_MAX_QUEUES */
+	uint32_t queue_num_max; /* power of 2, <= VIRTQ_MAX_SIZE */
+	uint32_t config_size; /* bytes, <= VIRTIO_MMIO_CONFIG_MAX */
+};
+
+#endif

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one hardened split virtqueue (virtio 1.2 §2.7), device side.
+ *
+ * Every virtio device uses this; devices never see raw guest addresses.
+ * The driver (guest) owns the rings; everything read from them is
+ * untrusted and read once into host variables before it is checked:
+ *  - at activation the ring addresses, alignments, sizes and the full
+ *    extent of each ring (incl. used_event/avail_event) are checked against
+ *    guest RAM, so later ring accesses need no checks;
+ *  - popping checks that avail->idx moved at most num entries, that every
+ *    descriptor index is < the table size, walks at most num buffer
+ *    descriptors in total (loops end there), allows one indirect table of
+ *    1..num entries (no nesting), resolves every buffer through
+ *    guest_mem_ptr() and wants device-readable buffers before writable ones.
+ * A violation logs once per cause, marks the queue broken and makes every
+ * later call fail; the transport then reports DEVICE_NEEDS_RESET.  Only a
+ * reset (virtq_reset + virtq_activate) clears it.
+ *
+ * Bounds: a queue has at most VIRTQ_MAX_SIZE entries (the spec's maximum);
+ * a chain has at most min(num, VIRTQ_CHAIN_MAX_SEGS) non-empty buffers.
+ * Devices with queues longer than VIRTQ_CHAIN_MAX_SEGS must advertise a
+ * per-request segment limit below it (e.g. virtio-blk seg_max).
+ *
+ * Not thread safe: the owner (the transport's lock) serialises all calls.
+ */
+#ifndef RVKVM_VIRTQUEUE_H
+#define RVKVM_VIRTQUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/guest_mem.h"
+
+#define VIRTQ_MAX_SIZE 32768
+#define VIRTQ_CHAIN_MAX_SEGS 256
+
+#define VIRTQ_DESC_F_NEXT 1
+#define VIRTQ_DESC_F_WRITE 2
+#define VIRTQ_DESC_F_INDIRECT 4
+#define VIRTQ_AVAIL_F_NO_INTERRUPT 1
+#define VIRTQ_USED_F_NO_NOTIFY 1
+
+/* Ring layout (§2.7): sizes in bytes and required alignments. */
+#define VIRTQ_DESC_SIZE 16
+#define VIRTQ_USED_ELEM_SIZE 8
+#define VIRTQ_DESC_ALIGN 16
+#define VIRTQ_AVAIL_ALIGN 2
+#define VIRTQ_USED_ALIGN 4
+
+/* flags, idx, ring[num], used_event */
+static inline uint64_t virtq_avail_bytes(uint32_t num)
+{
+	return 6 + 2ULL * num;
+}
+
+/* flags, idx, ring[num], avail_event */
+static inline uint64_t virtq_used_bytes(uint32_t num)
+{
+	return 6 + (uint64_t)VIRTQ_USED_ELEM_SIZE * num;
+}
+
+struct virtqueue {
+	const struct guest_mem *mem;
+	uint32_t num_max; /* QueueNumMax: power of 2, <= VIRTQ_MAX_SIZE */
+
+	/* Written by the driver through the transport while !ready. */
+	uint32_t num;
+	uint64_t desc_gpa, avail_gpa, used_gpa;
+	bool event_idx; /* VIRTIO_F_EVENT_IDX negotiated */
+	bool indirect; /* VIRTIO_F_INDIRECT_DESC negotiated */
+
+	/* Device state; the host pointers are valid while ready. */
+	bool ready;
+	bool broken;
+	uint16_t last_avail_idx; /* next avail entry to pop */
+	uint16_t used_idx; /* next used entry to fill */
+	uint16_t signalled_used; /* used_idx at the last notify check */
+	uint8_t *desc, *avail, *used;
+};
+
+/* One non-empty guest buffer of a chain. */
+struct virtq_seg {
+	uint8_t *addr; /* host pointer, [addr, addr + len) is RAM */
+	uint32_t len; /* > 0 */
+	bool writable; /* device-writable */
+};
+
+/*
+ * A popped descriptor chain: segs[0, nr_readable) are device-readable,
+ * segs[nr_readable, nr_segs) device-writable.  Zero-length buffers are
+ * accepted and left out.  Devices access the buffers through the reader
+ * and writer below, not through segs.  About 4 KiB: embed it in the
+ * device, do not put it on small stacks.
+ */
+struct virtq_chain {
+	uint16_t head; /* id to give back to virtq_push() */
+	unsigned int nr_segs;
+	unsigned int nr_readable;
+	uint64_t readable_len; /* sum of readable segment lengths */
+	uint64_t writable_len; /* sum of writable segment lengths */
+	struct virtq_seg segs[VIRTQ_CHAIN_MAX_SEGS];
+};
+
+/* Bounded copy cursors over a chain's readable or writable part. */
+struct virtq_iter {
+	const struct virtq_chain *chain;
+	unsigned int seg, end; /* current and one-past-last segment */
+	uint32_t off; /* offset in the current segment */
+	uint64_t remaining; /* bytes left in [seg, end) */
+	uint64_t done; /* bytes copied so far */
+};
+
+struct virtq_reader {
+	struct virtq_iter it;
+};
+
+struct virtq_writer {
+	struct virtq_iter it;
+};
+
+/* Power-on state: not ready, addresses 0, num = num_max. */
+void virtq_init(struct virtqueue *vq, const struct guest_mem *mem,
+		uint32_t num_max);
+
+/* Back to the power-on state (keeps mem and num_max). */
+void virtq_reset(struct virtqueue *vq);
+
+/*
+ * QueueReady = 1: check num and the three rings (see above), then start
+ * with both indices at 0.  -EINVAL (logged once) when anything is wrong;
+ * the queue then stays not ready.
+ */
+int virtq_activate(struct virtqueue *vq);
+
+/*
+ * Take the next available chain.  Returns 1 with *chain filled, 0 when the
+ * ring is empty or the queue is not ready, -EIO when the queue is (or just
+ * became) broken.  With EVENT_IDX, an empty ring publishes avail_event =
+ * last_avail_idx and checks again, so no driver notification is lost.
+ */
+int virtq_pop(struct virtqueue *vq, struct virtq_chain *chain);
+
+/*
+ * Return a chain: used element (head, len = bytes written), then the used
+ * index (release).  -EIO if not ready or broken, -EINVAL for head >= num.
+ */
+int virtq_push(struct virtqueue *vq, uint16_t head, uint32_t len);
+
+/*
+ * After one or more pushes: does the driver want a used-buffer
+ * notification for the entries pushed since the last call?  EVENT_IDX:
+ * used_event (§2.7.10), otherwise VIRTQ_AVAIL_F_NO_INTERRUPT.
+ */
+bool virtq_need_notify(struct virtqueue *vq);
+
+void virtq_reader_init(struct virtq_reader *r, const struct virtq_chain *c);
+/* Copy up to len bytes out of the readable segments; returns the count. */
+size_t virtq_reader_read(struct virtq_reader *r, void *buf, size_t len);
+uint64_t virtq_reader_remaining(const struct virtq_reader *r);
+
+void virtq_writer_init(struct virtq_writer *w, const struct virtq_chain *c);
+/* Copy up to len bytes into the writable segments; returns the count. */
+size_t virtq_writer_write(struct virtq_writer *w, const void *buf, size_t len);
+uint64_t virtq_writer_remaining(const struct virtq_writer *w);
+/* Bytes written so far: the len for virtq_push(). */
+uint32_t virtq_writer_written(const struct virtq_writer *w);
+
+#endif
