@@ -343,6 +343,13 @@ static int set_disable_sbi(struct cli_run *r,
 	return 0;
 }
 
+static int set_rng(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
+		   CLI_UNUSED const char *arg)
+{
+	r->cfg->rng = true;
+	return 0;
+}
+
 static int set_unsupported(struct cli_run *r, const struct cli_opt *o,
 			   CLI_UNUSED const char *arg)
 {
@@ -382,8 +389,8 @@ static const struct cli_opt cli_opts[] = {
 	      "serial (8250 UART, ttyS0) or hv (SBI console,\n"
 	      "hvc0); virtio is not supported yet\n"
 	      "(default: serial)") },
-	{ OPT("rng", 0, NULL, set_unsupported,
-	      "virtio RNG (not supported yet)") },
+	{ OPT("rng", 0, NULL, set_rng,
+	      "virtio RNG (entropy from the host's getrandom)") },
 	{ OPT("dev", 0, "PATH", set_path,
 	      "KVM device file (default: /dev/kvm)"), .field = CFG(dev) },
 	{ OPT("hugetlbfs", 0, "PATH", set_path,

@@ -32,6 +32,7 @@ struct vm_config {
 	unsigned int nr_cpus;
 	enum console_type console;
 	bool nodefaults;
+	bool rng;		/* --rng: a virtio-rng device */
 	bool debug;
 	int loglevel;		/* enum log_level */
 

@@ -204,8 +204,35 @@ static void uart_irq_set(void *opaque, int level)
 
 static void step_devices_down(struct vm *vm)
 {
+	if (vm->cfg->rng)
+		virtio_rng_destroy(&vm->rng);
 	uart8250_destroy(&vm->uart);
 	plic_destroy(&vm->plic);
+}
+
+#define RNG_SLOT 0
+
+static void rng_irq_set(void *opaque, int level)
+{
+	struct vm *vm = opaque;
+
+	plic_set_irq(&vm->plic, LAYOUT_VIRTIO_MMIO_FIRST_IRQ + RNG_SLOT, level);
+}
+
+static int rng_up(struct vm *vm)
+{
+	int ret;
+
+	vm->rng_irq = (struct irq_line){ .set = rng_irq_set, .opaque = vm };
+	ret = virtio_rng_init(&vm->rng, RNG_SLOT, &vm->mem, &vm->rng_irq,
+			      virtio_rng_getrandom, NULL);
+	if (ret) {
+		pr_err("cannot set up virtio-rng: %s", strerror(-ret));
+		vm->cfg->rng = false;
+		return ret;
+	}
+	return mmio_bus_add(&vm->bus, vm->rng.vm.base, vm->rng.vm.size,
+			    &virtio_mmio_ops, &vm->rng.vm);
 }
 
 static int step_devices_up(struct vm *vm)
@@ -233,6 +260,8 @@ static int step_devices_up(struct vm *vm)
 			   &plic_mmio_ops, &vm->plic);
 	ret = ret ?: mmio_bus_add(&vm->bus, LAYOUT_UART_BASE, LAYOUT_UART_SIZE,
 				  &uart8250_mmio_ops, &vm->uart);
+	if (!ret && vm->cfg->rng)
+		ret = rng_up(vm);
 	if (ret) {
 		pr_err("MMIO map: %s", strerror(-ret));
 		step_devices_down(vm);
@@ -292,6 +321,7 @@ static int build_fdt(struct vm *vm, const struct loader_placement *place)
 	const struct fdt_device devices[] = {
 		{ &plic_mmio_ops, &vm->plic },
 		{ &uart8250_mmio_ops, &vm->uart },
+		{ &virtio_mmio_ops, &vm->rng.vm },
 	};
 	uint8_t seed[32];
 	struct fdt_params p = {
@@ -307,7 +337,8 @@ static int build_fdt(struct vm *vm, const struct loader_placement *place)
 		.stdout_path = vm->cfg->console == CONSOLE_SERIAL ?
 				       UART_FDT_PATH : NULL,
 		.devices = devices,
-		.nr_devices = sizeof(devices) / sizeof(*devices),
+		.nr_devices = sizeof(devices) / sizeof(*devices) -
+			      !vm->cfg->rng,
 	};
 	void *fdt = guest_mem_ptr(&vm->mem, place->fdt_addr, place->fdt_max);
 	int ret;

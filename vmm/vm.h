@@ -19,6 +19,7 @@
 #include "sbi.h"
 #include "devices/plic.h"
 #include "devices/uart8250.h"
+#include "virtio/rng.h"
 
 struct kvm_run;
 
@@ -69,6 +70,8 @@ struct vm {
 	struct irq_line plic_out[CONFIG_MAX_CPUS];
 	struct uart8250 uart;
 	struct irq_line uart_irq;
+	struct virtio_rng rng;		/* with --rng, in virtio-mmio slot 0 */
+	struct irq_line rng_irq;
 	struct console console;
 	struct sbi_console hv_console;
 	struct sbi_ctx sbi;

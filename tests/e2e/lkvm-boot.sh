@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs in the emulated host: lkvm boots Linux guests to init with 1 and 2
 # vCPUs, on the serial and the SBI (hv) console, and piped stdin reaches
-# the guest on both.
+# the guest on both; the guest reads /dev/hwrng from virtio-rng (--rng).
 . ./lib.sh
 
 lkvm /tmp/c1.log -k Image -i guest-hello.cpio.gz -m 128 -c 1
@@ -18,6 +18,12 @@ lkvm /tmp/hv.log --console hv -k Image -i guest-hello.cpio.gz -m 128 -c 1
 t console-hv-status [ $rc -eq 0 ]
 t console-hv-is-hvc0 has "guest-console: hvc0" /tmp/hv.log
 t console-hv-init has "guest-hello: 1 cpu(s)" /tmp/hv.log
+
+lkvm /tmp/rng.log --rng -k Image -i guest-rng.cpio.gz -m 128 -c 1
+t virtio-rng-status [ $rc -eq 0 ]
+t virtio-rng-is-current has "guest-rng-current: virtio_rng.0" /tmp/rng.log
+t virtio-rng-reads has "guest-rng-bytes: 256" /tmp/rng.log
+t virtio-rng-nonzero has "guest-rng-nonzero" /tmp/rng.log
 
 for console in serial hv; do
 	echo "stdin-ping-$console" |

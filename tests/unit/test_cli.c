@@ -594,8 +594,9 @@ static void test_not_supported_yet(void **state)
 		     "--network is not supported yet");
 	expect_error(parse("run", "--network", "none", "Image"),
 		     "--network is not supported yet");
-	expect_error(parse("run", "--rng", "Image"),
-		     "--rng is not supported yet");
+	r = expect_run(parse("run", "--rng", "Image"));
+	assert_true(r->cfg.rng);
+	res_free(r);
 	expect_error(parse("run", "--console", "virtio", "Image"),
 		     "--console virtio is not supported yet");
 	expect_error(parse("run", "--virtio-transport", "pci", "Image"),
