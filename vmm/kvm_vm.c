@@ -189,3 +189,10 @@ void kvm_ram_unmap(struct vm *vm)
 		munmap(vm->mem.host, vm->ram_map_size);
 	vm->mem.host = NULL;
 }
+
+int kvm_ioeventfd(struct vm *vm, uint64_t addr, int fd)
+{
+	struct kvm_ioeventfd io = { .addr = addr, .len = 4, .fd = fd };
+
+	return ioctl(vm->vm_fd, KVM_IOEVENTFD, &io) < 0 ? -errno : 0;
+}

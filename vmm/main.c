@@ -231,6 +231,7 @@ static int rng_up(struct vm *vm)
 		vm->cfg->rng = false;
 		return ret;
 	}
+	vm->virtio[vm->nr_virtio++].transport = &vm->rng.vm;
 	return mmio_bus_add(&vm->bus, vm->rng.vm.base, vm->rng.vm.size,
 			    &virtio_mmio_ops, &vm->rng.vm);
 }
@@ -267,6 +268,67 @@ static int step_devices_up(struct vm *vm)
 		step_devices_down(vm);
 	}
 	return ret;
+}
+
+/* --- virtio notifications ------------------------------------------------ */
+
+/* On the I/O thread: the guest wrote QueueNotify; process every queue. */
+static void virtio_kicked(void *opaque)
+{
+	struct virtio_slot *slot = opaque;
+	uint64_t v;
+
+	if (read(slot->kick_fd, &v, sizeof(v)) != sizeof(v))
+		return;
+	for (unsigned int q = 0; q < slot->transport->dev.num_queues; q++)
+		virtio_mmio_kick(slot->transport, q);
+}
+
+static void step_iothread_down(struct vm *vm)
+{
+	iothread_stop(&vm->io);
+	for (unsigned int i = 0; i < vm->nr_virtio; i++)
+		close(vm->virtio[i].kick_fd);
+}
+
+static int step_iothread_up(struct vm *vm)
+{
+	int ret = iothread_init(&vm->io);
+
+	for (unsigned int i = 0; !ret && i < vm->nr_virtio; i++) {
+		vm->virtio[i].kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		ret = vm->virtio[i].kick_fd < 0 ? -errno :
+			iothread_add(&vm->io, vm->virtio[i].kick_fd,
+				     virtio_kicked, &vm->virtio[i]);
+		if (ret)
+			vm->nr_virtio = i + (vm->virtio[i].kick_fd >= 0);
+	}
+	ret = ret ?: iothread_start(&vm->io);
+	if (ret) {
+		pr_err("cannot start the I/O thread: %s", strerror(-ret));
+		step_iothread_down(vm);
+	}
+	return ret;
+}
+
+/*
+ * Per boot (ioeventfds belong to the KVM VM): queue notifications signal
+ * the I/O thread instead of exiting to the vCPU thread.  Without ioeventfd
+ * support the MMIO exit path still works.
+ */
+static int step_ioeventfds(struct vm *vm)
+{
+	for (unsigned int i = 0; i < vm->nr_virtio; i++) {
+		struct virtio_slot *slot = &vm->virtio[i];
+		int ret = kvm_ioeventfd(vm, slot->transport->base +
+					    VIRTIO_MMIO_QUEUE_NOTIFY,
+					slot->kick_fd);
+
+		if (ret)
+			pr_once(LOG_WARN, "KVM_IOEVENTFD: %s; virtio notifications take the MMIO exit path",
+				strerror(-ret));
+	}
+	return 0;
 }
 
 /* --- images and device tree ----------------------------------------------- */
@@ -389,8 +451,10 @@ static int step_load(struct vm *vm)
 
 static const struct boot_step boot_steps[] = {
 	{ "devices", step_devices_up, step_devices_down, false },
+	{ "iothread", step_iothread_up, step_iothread_down, false },
 	{ "console", step_console_up, step_console_down, false },
 	{ "kvm", kvm_vm_open, kvm_vm_close, true },
+	{ "ioeventfds", step_ioeventfds, NULL, true },
 	{ "ram", kvm_ram_map, kvm_ram_unmap, true },
 	{ "vcpus", kvm_cpus_create, kvm_cpus_destroy, true },
 	{ "load", step_load, NULL, true },

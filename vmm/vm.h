@@ -12,9 +12,11 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "iothread.h"
 #include "console.h"
 #include "guest_mem.h"
 #include "isa.h"
+#include "layout.h"
 #include "mmio_bus.h"
 #include "sbi.h"
 #include "devices/plic.h"
@@ -72,6 +74,14 @@ struct vm {
 	struct irq_line uart_irq;
 	struct virtio_rng rng;		/* with --rng, in virtio-mmio slot 0 */
 	struct irq_line rng_irq;
+
+	/* virtio-mmio devices in slot order, and their notification fds. */
+	struct virtio_slot {
+		struct virtio_mmio *transport;
+		int kick_fd;		/* eventfd behind a KVM ioeventfd */
+	} virtio[LAYOUT_VIRTIO_MMIO_SLOTS];
+	unsigned int nr_virtio;
+	struct iothread io;
 	struct console console;
 	struct sbi_console hv_console;
 	struct sbi_ctx sbi;
@@ -98,6 +108,8 @@ void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)
 int kvm_vm_open(struct vm *vm);
 void kvm_vm_close(struct vm *vm);
 int kvm_ram_map(struct vm *vm);
+/* Signal fd on a 4-byte guest write to addr instead of an MMIO exit. */
+int kvm_ioeventfd(struct vm *vm, uint64_t addr, int fd);
 void kvm_ram_unmap(struct vm *vm);
 
 /* kvm_cpu.c */

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "iothread.h"
+#include "log.h"
+
+int iothread_init(struct iothread *t)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	memset(t, 0, sizeof(*t));
+	t->epfd = epoll_create1(EPOLL_CLOEXEC);
+	t->quit_fd = eventfd(0, EFD_CLOEXEC);
+	if (t->epfd < 0 || t->quit_fd < 0 ||
+	    epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->quit_fd, &ev) < 0) {
+		int ret = -errno;
+
+		if (t->epfd >= 0)
+			close(t->epfd);
+		if (t->quit_fd >= 0)
+			close(t->quit_fd);
+		return ret;
+	}
+	return 0;
+}
+
+int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
+		 void *opaque)
+{
+	struct iothread_fd *f;
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (t->nr_fds == IOTHREAD_MAX_FDS)
+		return -ENOSPC;
+	f = &t->fds[t->nr_fds];
+	*f = (struct iothread_fd){ fd, handler, opaque };
+	ev.data.ptr = f;
+	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	t->nr_fds++;
+	return 0;
+}
+
+static void *iothread_run(void *arg)
+{
+	struct iothread *t = arg;
+	struct epoll_event evs[IOTHREAD_MAX_FDS + 1];
+
+	for (;;) {
+		int n = epoll_wait(t->epfd, evs, IOTHREAD_MAX_FDS + 1, -1);
+
+		if (n < 0 && errno != EINTR) {
+			pr_err("I/O thread: epoll_wait: %s", strerror(errno));
+			return NULL;
+		}
+		for (int i = 0; i < n; i++) {
+			struct iothread_fd *f = evs[i].data.ptr;
+
+			if (!f)
+				return NULL;	/* quit */
+			f->handler(f->opaque);
+		}
+	}
+}
+
+int iothread_start(struct iothread *t)
+{
+	return -pthread_create(&t->thread, NULL, iothread_run, t);
+}
+
+void iothread_stop(struct iothread *t)
+{
+	uint64_t one = 1;
+
+	if (write(t->quit_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(t->thread, NULL);
+	close(t->quit_fd);
+	close(t->epfd);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The I/O thread: one epoll loop that runs a handler when one of its file
+ * descriptors becomes readable (virtio queue notifications through
+ * KVM ioeventfds), so device work happens off the vCPU threads.
+ */
+#ifndef RVKVM_IOTHREAD_H
+#define RVKVM_IOTHREAD_H
+
+#include <pthread.h>
+
+#define IOTHREAD_MAX_FDS 16
+
+struct iothread_fd {
+	int fd;
+	void (*handler)(void *opaque);
+	void *opaque;
+};
+
+struct iothread {
+	int epfd;
+	int quit_fd;
+	pthread_t thread;
+	struct iothread_fd fds[IOTHREAD_MAX_FDS];
+	unsigned int nr_fds;
+};
+
+int iothread_init(struct iothread *t);
+/* Watch fd (before iothread_start); handler runs on the I/O thread. */
+int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
+		 void *opaque);
+int iothread_start(struct iothread *t);
+/* Stop and join the thread, close the epoll and quit fds. */
+void iothread_stop(struct iothread *t);
+
+#endif
