@@ -69,7 +69,13 @@ lkvm:
 	@echo "lkvm: no VMM sources yet"
 endif
 
-riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm
+riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
+	     $(BUILD)/images/test-disk.img
+
+# An ext4 image for the virtio-blk end-to-end case.
+$(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)
+	@mkdir -p $(dir $@)
+	guest-images/mkdisk.sh tests/e2e/disk-root $@ 4M
 $(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | deps
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $^ -o $@

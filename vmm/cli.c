@@ -343,6 +343,39 @@ static int set_disable_sbi(struct cli_run *r,
 	return 0;
 }
 
+/* -d path[,ro][,direct] */
+static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
+		    const char *arg)
+{
+	struct disk_config *d;
+	const char *opt = strchr(arg, ',');
+	size_t len = opt ? (size_t)(opt - arg) : strlen(arg);
+
+	if (r->cfg->nr_disks == CONFIG_MAX_DISKS)
+		return cli_err(r, "too many disks (at most %d)",
+			       CONFIG_MAX_DISKS);
+	if (!len || len >= CONFIG_PATH_MAX)
+		return cli_err(r, "invalid --disk '%s'", arg);
+	d = &r->cfg->disks[r->cfg->nr_disks];
+	*d = (struct disk_config){ 0 };
+	memcpy(d->path, arg, len);
+	while (opt) {
+		const char *next = strchr(opt + 1, ',');
+		size_t n = next ? (size_t)(next - opt - 1) : strlen(opt + 1);
+
+		if (n == 2 && !strncmp(opt + 1, "ro", 2))
+			d->ro = true;
+		else if (n == 6 && !strncmp(opt + 1, "direct", 6))
+			d->direct = true;
+		else
+			return cli_err(r, "unknown --disk option '%.*s' in '%s' (expected ro or direct)",
+				       (int)n, opt + 1, arg);
+		opt = next;
+	}
+	r->cfg->nr_disks++;
+	return 0;
+}
+
 static int set_rng(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		   CLI_UNUSED const char *arg)
 {
@@ -383,8 +416,10 @@ static const struct cli_opt cli_opts[] = {
 	      "Guest RAM, SIZE[KMGT]; a bare number is MiB.\n"
 	      "16M..512G, a multiple of 2M (default: 64M *\n"
 	      "(cpus + 3), at most 80% of host RAM)") },
-	{ OPT("disk", 'd', "IMAGE", set_unsupported,
-	      "Disk image (not supported yet)") },
+	{ OPT("disk", 'd', "IMAGE", set_disk,
+	      "Disk image: a raw file or block device, with\n"
+	      "',ro' read-only and ',direct' O_DIRECT; repeat\n"
+	      "for more disks (/dev/vda, /dev/vdb, ...)") },
 	{ OPT("console", 0, "TYPE", set_console,
 	      "serial (8250 UART, ttyS0) or hv (SBI console,\n"
 	      "hvc0); virtio is not supported yet\n"
@@ -594,13 +629,18 @@ static int cmdline_build(struct cli_run *r)
 {
 	struct vm_config *cfg = r->cfg;
 	const char *def = "", *params = cfg->params ? cfg->params : "";
+	const char *root = "";
 	int n;
 
 	if (!cfg->nodefaults)
 		def = cfg->console == CONSOLE_HV ? "console=hvc0" :
 						   "console=ttyS0";
-	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s", def,
-		     def[0] && params[0] ? " " : "", params);
+	/* kvmtool's rule: a disk and no root= means root=/dev/vda rw. */
+	if (cfg->nr_disks && !strstr(params, "root="))
+		root = "root=/dev/vda rw";
+	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s%s%s", def,
+		     def[0] && root[0] ? " " : "", root,
+		     (def[0] || root[0]) && params[0] ? " " : "", params);
 	if (n < 0 || n >= (int)sizeof(cfg->cmdline)) {
 		cfg->cmdline[0] = '\0';
 		return cli_err(r, "kernel command line is too long (more than %d bytes)",

@@ -18,6 +18,15 @@ enum console_type {
 };
 
 #define CONFIG_MAX_CPUS 32
+#define CONFIG_MAX_DISKS 4
+#define CONFIG_PATH_MAX 4096
+
+/* One -d/--disk: path[,ro][,direct]. */
+struct disk_config {
+	char path[CONFIG_PATH_MAX];
+	bool ro;
+	bool direct;
+};
 #define CONFIG_CMDLINE_MAX 4096
 
 struct vm_config {
@@ -33,6 +42,8 @@ struct vm_config {
 	enum console_type console;
 	bool nodefaults;
 	bool rng;		/* --rng: a virtio-rng device */
+	struct disk_config disks[CONFIG_MAX_DISKS];
+	unsigned int nr_disks;
 	bool debug;
 	int loglevel;		/* enum log_level */
 

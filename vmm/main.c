@@ -204,36 +204,95 @@ static void uart_irq_set(void *opaque, int level)
 
 static void step_devices_down(struct vm *vm)
 {
+	while (vm->nr_blk) {
+		vm->nr_blk--;
+		virtio_blk_destroy(&vm->blk[vm->nr_blk]);
+		virtio_blk_file_close(&vm->blk_file[vm->nr_blk]);
+	}
 	if (vm->cfg->rng)
 		virtio_rng_destroy(&vm->rng);
 	uart8250_destroy(&vm->uart);
 	plic_destroy(&vm->plic);
 }
 
-#define RNG_SLOT 0
-
-static void rng_irq_set(void *opaque, int level)
+static void virtio_irq_set(void *opaque, int level)
 {
-	struct vm *vm = opaque;
+	struct virtio_slot *slot = opaque;
 
-	plic_set_irq(&vm->plic, LAYOUT_VIRTIO_MMIO_FIRST_IRQ + RNG_SLOT, level);
+	plic_set_irq(&slot->vm->plic, slot->irq, level);
+}
+
+/* The next free virtio-mmio slot, its interrupt wired to the PLIC. */
+static struct virtio_slot *virtio_slot_next(struct vm *vm)
+{
+	struct virtio_slot *slot = &vm->virtio[vm->nr_virtio];
+
+	if (vm->nr_virtio == LAYOUT_VIRTIO_MMIO_SLOTS)
+		return NULL;
+	*slot = (struct virtio_slot){
+		.vm = vm, .irq = LAYOUT_VIRTIO_MMIO_FIRST_IRQ + vm->nr_virtio,
+		.kick_fd = -1,
+	};
+	slot->line = (struct irq_line){ .set = virtio_irq_set, .opaque = slot };
+	return slot;
+}
+
+/* Put an initialised transport in its slot and on the MMIO bus. */
+static int virtio_slot_add(struct vm *vm, struct virtio_mmio *transport)
+{
+	int ret;
+
+	vm->virtio[vm->nr_virtio++].transport = transport;
+	ret = mmio_bus_add(&vm->bus, transport->base, transport->size,
+			   &virtio_mmio_ops, transport);
+	if (ret)
+		pr_err("MMIO map of %s: %s", transport->dev.name,
+		       strerror(-ret));
+	return ret;
 }
 
 static int rng_up(struct vm *vm)
 {
+	struct virtio_slot *slot = virtio_slot_next(vm);
 	int ret;
 
-	vm->rng_irq = (struct irq_line){ .set = rng_irq_set, .opaque = vm };
-	ret = virtio_rng_init(&vm->rng, RNG_SLOT, &vm->mem, &vm->rng_irq,
+	ret = virtio_rng_init(&vm->rng, vm->nr_virtio, &vm->mem, &slot->line,
 			      virtio_rng_getrandom, NULL);
 	if (ret) {
 		pr_err("cannot set up virtio-rng: %s", strerror(-ret));
 		vm->cfg->rng = false;
 		return ret;
 	}
-	vm->virtio[vm->nr_virtio++].transport = &vm->rng.vm;
-	return mmio_bus_add(&vm->bus, vm->rng.vm.base, vm->rng.vm.size,
-			    &virtio_mmio_ops, &vm->rng.vm);
+	return virtio_slot_add(vm, &vm->rng.vm);
+}
+
+/* One -d disk: open and lock the image, then a virtio-blk device. */
+static int blk_up(struct vm *vm, const struct disk_config *d)
+{
+	struct virtio_blk_file *f = &vm->blk_file[vm->nr_blk];
+	struct virtio_slot *slot = virtio_slot_next(vm);
+	struct virtio_blk_disk disk;
+	const char *base = strrchr(d->path, '/');
+	int ret;
+
+	if (!slot) {
+		pr_err("%s: no free virtio-mmio slot", d->path);
+		return -ENOSPC;
+	}
+	ret = virtio_blk_file_open(f, d->path, d->ro, d->direct);
+	if (ret)
+		return ret;
+	virtio_blk_file_disk(f, base ? base + 1 : d->path, &disk);
+	ret = virtio_blk_init(&vm->blk[vm->nr_blk], vm->nr_virtio, &vm->mem,
+			      &slot->line, &disk);
+	if (ret) {
+		pr_err("%s: cannot set up virtio-blk: %s", d->path,
+		       strerror(-ret));
+		virtio_blk_file_close(f);
+		return ret;
+	}
+	vm->nr_blk++;
+	return virtio_slot_add(vm, &vm->blk[vm->nr_blk - 1].vm);
 }
 
 static int step_devices_up(struct vm *vm)
@@ -261,12 +320,14 @@ static int step_devices_up(struct vm *vm)
 			   &plic_mmio_ops, &vm->plic);
 	ret = ret ?: mmio_bus_add(&vm->bus, LAYOUT_UART_BASE, LAYOUT_UART_SIZE,
 				  &uart8250_mmio_ops, &vm->uart);
+	if (ret)
+		pr_err("MMIO map: %s", strerror(-ret));
 	if (!ret && vm->cfg->rng)
 		ret = rng_up(vm);
-	if (ret) {
-		pr_err("MMIO map: %s", strerror(-ret));
-		step_devices_down(vm);
-	}
+	for (unsigned int i = 0; !ret && i < vm->cfg->nr_disks; i++)
+		ret = blk_up(vm, &vm->cfg->disks[i]);
+	if (ret)
+		step_devices_down(vm);	/* the failing part has said why */
 	return ret;
 }
 
@@ -380,11 +441,11 @@ static int dump_dtb(const char *path, const void *fdt, size_t size)
 
 static int build_fdt(struct vm *vm, const struct loader_placement *place)
 {
-	const struct fdt_device devices[] = {
+	struct fdt_device devices[2 + LAYOUT_VIRTIO_MMIO_SLOTS] = {
 		{ &plic_mmio_ops, &vm->plic },
 		{ &uart8250_mmio_ops, &vm->uart },
-		{ &virtio_mmio_ops, &vm->rng.vm },
 	};
+	unsigned int nr_devices = 2;
 	uint8_t seed[32];
 	struct fdt_params p = {
 		.cfg = vm->cfg,
@@ -399,12 +460,15 @@ static int build_fdt(struct vm *vm, const struct loader_placement *place)
 		.stdout_path = vm->cfg->console == CONSOLE_SERIAL ?
 				       UART_FDT_PATH : NULL,
 		.devices = devices,
-		.nr_devices = sizeof(devices) / sizeof(*devices) -
-			      !vm->cfg->rng,
 	};
 	void *fdt = guest_mem_ptr(&vm->mem, place->fdt_addr, place->fdt_max);
 	int ret;
 
+	for (unsigned int i = 0; i < vm->nr_virtio; i++)
+		devices[nr_devices++] = (struct fdt_device){
+			&virtio_mmio_ops, vm->virtio[i].transport,
+		};
+	p.nr_devices = nr_devices;
 	memcpy(p.isa_ext, vm->caps.isa_ext, sizeof(p.isa_ext));
 	if (getrandom(seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
 		p.rng_seed_len = 0;

@@ -21,6 +21,7 @@
 #include "sbi.h"
 #include "devices/plic.h"
 #include "devices/uart8250.h"
+#include "virtio/blk.h"
 #include "virtio/rng.h"
 
 struct kvm_run;
@@ -72,12 +73,17 @@ struct vm {
 	struct irq_line plic_out[CONFIG_MAX_CPUS];
 	struct uart8250 uart;
 	struct irq_line uart_irq;
-	struct virtio_rng rng;		/* with --rng, in virtio-mmio slot 0 */
-	struct irq_line rng_irq;
+	struct virtio_rng rng;		/* with --rng */
+	struct virtio_blk blk[CONFIG_MAX_DISKS];	/* -d, in order */
+	struct virtio_blk_file blk_file[CONFIG_MAX_DISKS];
+	unsigned int nr_blk;		/* set up so far */
 
-	/* virtio-mmio devices in slot order, and their notification fds. */
+	/* virtio-mmio devices in slot order (slot n: layout.h). */
 	struct virtio_slot {
+		struct vm *vm;
 		struct virtio_mmio *transport;
+		unsigned int irq;	/* PLIC source */
+		struct irq_line line;	/* the transport's interrupt */
 		int kick_fd;		/* eventfd behind a KVM ioeventfd */
 	} virtio[LAYOUT_VIRTIO_MMIO_SLOTS];
 	unsigned int nr_virtio;

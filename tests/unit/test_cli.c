@@ -581,15 +581,44 @@ static void test_missing_argument(void **state)
 		     "option '--disable-sstc' takes no argument");
 }
 
+static void test_disks(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "-d", "a.img", "--disk=/dev/sdb,ro,direct",
+			     "Image"));
+	assert_int_equal(r->cfg.nr_disks, 2);
+	assert_string_equal(r->cfg.disks[0].path, "a.img");
+	assert_false(r->cfg.disks[0].ro);
+	assert_false(r->cfg.disks[0].direct);
+	assert_string_equal(r->cfg.disks[1].path, "/dev/sdb");
+	assert_true(r->cfg.disks[1].ro);
+	assert_true(r->cfg.disks[1].direct);
+	res_free(r);
+	expect_error(parse("run", "-d", "c,img", "Image"),
+		     "unknown --disk option 'img' in 'c,img' (expected ro or direct)");
+	expect_error(parse("run", "-d", ",ro", "Image"),
+		     "invalid --disk ',ro'");
+	expect_error(parse("run", "-d", "1", "-d", "2", "-d", "3", "-d", "4",
+			   "-d", "5", "Image"),
+		     "too many disks (at most 4)");
+	/* A disk and no root= gives kvmtool's root=/dev/vda rw. */
+	cmdline_is(parse("run", "-d", "a.img", "Image"),
+		   "console=ttyS0 root=/dev/vda rw");
+	cmdline_is(parse("run", "-d", "a.img", "-p", "quiet", "Image"),
+		   "console=ttyS0 root=/dev/vda rw quiet");
+	cmdline_is(parse("run", "-d", "a.img", "-p", "root=/dev/vdb", "Image"),
+		   "console=ttyS0 root=/dev/vdb");
+	cmdline_is(parse("run", "-d", "a.img", "--nodefaults", "Image"),
+		   "root=/dev/vda rw");
+}
+
 static void test_not_supported_yet(void **state)
 {
 	struct res *r;
 
 	(void)state;
-	expect_error(parse("run", "-d", "disk.img", "Image"),
-		     "--disk is not supported yet");
-	expect_error(parse("run", "--disk=disk.img", "Image"),
-		     "--disk is not supported yet");
 	expect_error(parse("run", "-n", "mode=tap", "Image"),
 		     "--network is not supported yet");
 	expect_error(parse("run", "--network", "none", "Image"),
@@ -980,6 +1009,7 @@ int main(void)
 		cmocka_unit_test(test_positional_kernel),
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),
+		cmocka_unit_test(test_disks),
 		cmocka_unit_test(test_not_supported_yet),
 		cmocka_unit_test(test_loglevel),
 		cmocka_unit_test(test_disable_ext),

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Runs in the emulated host: virtio-blk.  Data the guest wrote and synced is
+# in the image after poweroff and after kill -9 of lkvm; a ro disk refuses
+# writes; two disks at once (the second an ext4 image); a second lkvm on a
+# locked image fails with status 1.
+. ./lib.sh
+
+yes rvkvm-pattern | head -c 1048576 >/tmp/p
+same_pattern() {
+	dd if="$1" bs=64k skip=16 count=16 2>/dev/null | cmp -s - /tmp/p
+}
+
+dd if=/dev/zero of=/tmp/disk.img bs=1 count=0 seek=8M 2>/dev/null
+lkvm /tmp/w.log -k Image -i guest-disk-write.cpio.gz -m 128 -c 1 -d /tmp/disk.img
+t disk-write-status [ $rc -eq 0 ]
+t disk-write-synced has "guest-disk-synced" /tmp/w.log
+t disk-write-bytes-in-image same_pattern /tmp/disk.img
+
+dd if=/dev/zero of=/tmp/disk2.img bs=1 count=0 seek=8M 2>/dev/null
+./lkvm run -k Image -i guest-disk-hang.cpio.gz -m 128 -c 1 -d /tmp/disk2.img \
+	</dev/null >/tmp/k.log 2>&1 &
+pid=$!
+i=0
+while ! grep -q guest-disk-synced /tmp/k.log && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 $pid
+wait $pid
+sed 's/^/  | /' /tmp/k.log
+t disk-kill9-after-sync-data-kept same_pattern /tmp/disk2.img
+
+lkvm /tmp/ro.log -k Image -i guest-disk-info.cpio.gz -m 128 -c 1 \
+	-d /tmp/disk.img,ro -d test-disk.img
+t disk-ro-status [ $rc -eq 0 ]
+t disk-ro-advertised has "guest-vda-ro: 1" /tmp/ro.log
+t disk-ro-refuses-writes has "guest-ro-write-refused" /tmp/ro.log
+t disk-ro-image-unchanged same_pattern /tmp/disk.img
+t two-disks-ext4-read has "guest-vdb-marker: rvkvm-ext4-marker" /tmp/ro.log
+
+./lkvm run -k Image -i guest.cpio.gz -m 128 -c 1 -d /tmp/disk.img \
+	</dev/null >/tmp/l1.log 2>&1 &
+pid=$!
+i=0
+while ! grep -q "rvkvm-init" /tmp/l1.log && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+lkvm /tmp/l2.log -k Image -m 128 -c 1 -d /tmp/disk.img
+t disk-locked-status [ $rc -eq 1 ]
+t disk-locked-named has "/tmp/disk.img" /tmp/l2.log
+kill -TERM $pid
+wait $pid
+exit $fail

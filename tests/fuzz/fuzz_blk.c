@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz the virtio-blk device behind its virtio-mmio transport: a hostile
+ * driver's rings, chains and request headers over a fake guest RAM (64 KiB
+ * at guest address 0, heap-allocated so ASan sees any access outside it)
+ * and an in-memory disk of a few sectors plus a partial one (allocated to
+ * its exact size).
+ *
+ * Input:  [cfg: 4 bytes] [ops_len: u16] [ops: ops_len bytes] [RAM image]
+ *   cfg[0]  bit 0 read-only disk, bit 1 no discard/write-zeroes ops,
+ *           bit 2 negotiate FLUSH, bit 3 EVENT_IDX, bit 4 INDIRECT_DESC,
+ *           bit 5 every third backend call fails, bit 6 ... returns short
+ *   cfg[1]  queue size 1 << (cfg[1] % 9)
+ *   cfg[2]  whole sectors in the disk (% 16)
+ *   cfg[3]  bytes of a trailing partial sector (0..255)
+ * Rings: descriptors at 0, avail right after them, used at the next 4-byte
+ * boundary (the RAM image fills them).  Ops (first byte % 8):
+ *   0-2  notify queue 0
+ *   3    publish [head: u16] in the avail ring (avail->idx + 1)
+ *   4    guest poke [u16 offset] [u8 len] [bytes]
+ *   5    config read [u8 offset] [size sel]
+ *   6    interrupt ack
+ *   7    device reset, driver set-up again
+ * The backend checks every call: inside the visible disk, whole sectors,
+ * an aligned buffer of at most one bounce, no writes to a read-only disk.
+ * The invisible tail of the disk never changes.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtio/blk.h"
+#include "virtio/mmio.h"
+#include "vmm/log.h"
+
+#define RAM_SIZE 0x10000
+#define SECTOR 512
+
+#define CHECK(cond)                       \
+	do {                              \
+		if (!(cond))              \
+			__builtin_trap(); \
+	} while (0)
+
+struct fuzz_ctx {
+	struct guest_mem mem;
+	struct virtio_blk blk;
+	uint8_t *disk, *tail_copy;
+	uint64_t disk_size, visible;
+	bool ro, fail, short_io;
+	unsigned int calls;
+	uint32_t num;
+	uint64_t avail, used;
+	uint64_t features;
+	const uint8_t *p, *end;
+};
+
+/* --- the in-memory disk -------------------------------------------------- */
+
+/* Checks one call; true when this call is to fail. */
+static bool fuzz_disk_call(struct fuzz_ctx *c, uint64_t off, uint64_t len)
+{
+	CHECK(off % SECTOR == 0 && len % SECTOR == 0);
+	CHECK(off <= c->visible && len <= c->visible - off);
+	return c->fail && ++c->calls % 3 == 0;
+}
+
+static ssize_t fuzz_io_len(struct fuzz_ctx *c, size_t len)
+{
+	return c->short_io && ++c->calls % 3 == 0 ? (ssize_t)len / 2 :
+						    (ssize_t)len;
+}
+
+static void fuzz_check_buf(const void *buf, size_t len)
+{
+	CHECK((uintptr_t)buf % VIRTIO_BLK_BOUNCE_ALIGN == 0);
+	CHECK(len > 0 && len <= VIRTIO_BLK_BOUNCE_SIZE);
+}
+
+static ssize_t fuzz_read(void *opaque, void *buf, size_t len, uint64_t off)
+{
+	struct fuzz_ctx *c = opaque;
+
+	fuzz_check_buf(buf, len);
+	if (fuzz_disk_call(c, off, len))
+		return -EIO;
+	memcpy(buf, c->disk + off, len);
+	return fuzz_io_len(c, len);
+}
+
+static ssize_t fuzz_write(void *opaque, const void *buf, size_t len,
+			  uint64_t off)
+{
+	struct fuzz_ctx *c = opaque;
+
+	CHECK(!c->ro);
+	fuzz_check_buf(buf, len);
+	if (fuzz_disk_call(c, off, len))
+		return -ENOSPC;
+	memcpy(c->disk + off, buf, len);
+	return fuzz_io_len(c, len);
+}
+
+static int fuzz_flush(void *opaque)
+{
+	struct fuzz_ctx *c = opaque;
+
+	return c->fail && ++c->calls % 3 == 0 ? -EIO : 0;
+}
+
+static int fuzz_discard(void *opaque, uint64_t off, uint64_t len)
+{
+	struct fuzz_ctx *c = opaque;
+
+	CHECK(!c->ro && len > 0);
+	CHECK(len <= (uint64_t)VIRTIO_BLK_MAX_DISCARD_SECTORS * SECTOR);
+	return fuzz_disk_call(c, off, len) ? -EIO : 0;
+}
+
+static int fuzz_write_zeroes(void *opaque, uint64_t off, uint64_t len)
+{
+	struct fuzz_ctx *c = opaque;
+
+	CHECK(!c->ro && len > 0);
+	CHECK(len <= (uint64_t)VIRTIO_BLK_MAX_WZ_SECTORS * SECTOR);
+	if (fuzz_disk_call(c, off, len))
+		return -EIO;
+	memset(c->disk + off, 0, len);
+	return 0;
+}
+
+static const struct virtio_blk_disk_ops fuzz_ops = {
+	.read = fuzz_read,
+	.write = fuzz_write,
+	.flush = fuzz_flush,
+	.discard = fuzz_discard,
+	.write_zeroes = fuzz_write_zeroes,
+};
+
+static const struct virtio_blk_disk_ops fuzz_ops_basic = {
+	.read = fuzz_read,
+	.write = fuzz_write,
+	.flush = fuzz_flush,
+};
+
+/* --- the driver ---------------------------------------------------------- */
+
+static uint8_t fuzz_u8(struct fuzz_ctx *c)
+{
+	return c->p < c->end ? *c->p++ : 0;
+}
+
+static uint16_t fuzz_u16(struct fuzz_ctx *c)
+{
+	uint16_t lo = fuzz_u8(c);
+
+	return lo | fuzz_u8(c) << 8;
+}
+
+static uint32_t fuzz_reg_read(struct fuzz_ctx *c, uint64_t off,
+			      unsigned int len)
+{
+	uint8_t d[4] = { 0xee, 0xee, 0xee, 0xee };
+
+	virtio_mmio_ops.read(&c->blk.vm, off, d, len);
+	return mmio_data_get(d, len);
+}
+
+static void fuzz_reg_write(struct fuzz_ctx *c, uint64_t off, uint32_t v)
+{
+	uint8_t d[4];
+
+	mmio_data_put(d, 4, v);
+	virtio_mmio_ops.write(&c->blk.vm, off, d, 4);
+}
+
+static void fuzz_driver_up(struct fuzz_ctx *c)
+{
+	static const struct {
+		uint32_t reg;
+		int what; /* 0 value, 1 desc, 2 avail, 3 used, 4/5 features */
+		uint32_t v;
+	} seq[] = {
+		{ VIRTIO_MMIO_STATUS, 0, 0 },
+		{ VIRTIO_MMIO_STATUS, 0, 1 },
+		{ VIRTIO_MMIO_STATUS, 0, 3 },
+		{ VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0, 1 },
+		{ VIRTIO_MMIO_DRIVER_FEATURES, 5, 0 },
+		{ VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0, 0 },
+		{ VIRTIO_MMIO_DRIVER_FEATURES, 4, 0 },
+		{ VIRTIO_MMIO_STATUS, 0, 11 },
+		{ VIRTIO_MMIO_QUEUE_SEL, 0, 0 },
+		{ VIRTIO_MMIO_QUEUE_NUM, 6, 0 },
+		{ VIRTIO_MMIO_QUEUE_DESC_LOW, 1, 0 },
+		{ VIRTIO_MMIO_QUEUE_DRIVER_LOW, 2, 0 },
+		{ VIRTIO_MMIO_QUEUE_DEVICE_LOW, 3, 0 },
+		{ VIRTIO_MMIO_QUEUE_READY, 0, 1 },
+		{ VIRTIO_MMIO_STATUS, 0, 15 },
+	};
+	const uint32_t vals[] = { 0,
+				  0,
+				  (uint32_t)c->avail,
+				  (uint32_t)c->used,
+				  (uint32_t)c->features,
+				  c->features >> 32,
+				  c->num };
+
+	for (unsigned int i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+		fuzz_reg_write(c, seq[i].reg,
+			       seq[i].what ? vals[seq[i].what] : seq[i].v);
+	CHECK(fuzz_reg_read(c, VIRTIO_MMIO_STATUS, 4) == 15);
+}
+
+/* Put head into the next avail slot and bump avail->idx. */
+static void fuzz_publish(struct fuzz_ctx *c)
+{
+	uint16_t head = fuzz_u16(c) % c->num;
+	uint8_t *a = c->mem.host + c->avail;
+	uint16_t idx = mmio_data_get(a + 2, 2);
+
+	mmio_data_put(a + 4 + 2 * (idx % c->num), 2, head);
+	mmio_data_put(a + 2, 2, (uint16_t)(idx + 1));
+}
+
+static void fuzz_poke(struct fuzz_ctx *c)
+{
+	uint16_t off = fuzz_u16(c);
+	size_t len = fuzz_u8(c), avail = c->end - c->p;
+
+	if (len > avail)
+		len = avail;
+	if (len > (size_t)(RAM_SIZE - off))
+		len = RAM_SIZE - off;
+	memcpy(c->mem.host + off, c->p, len);
+	c->p += len;
+}
+
+static void fuzz_config(struct fuzz_ctx *c)
+{
+	static const unsigned int sizes[] = { 1, 2, 4 };
+	uint32_t off = fuzz_u8(c) % 72;
+	unsigned int len = sizes[fuzz_u8(c) % 3];
+	uint32_t v = fuzz_reg_read(c, VIRTIO_MMIO_CONFIG + off, len);
+
+	if (off + len > VIRTIO_BLK_CONFIG_SIZE) {
+		CHECK(v == 0);
+		return;
+	}
+	CHECK(v == mmio_data_get(c->blk.config + off, len));
+	if (off == VIRTIO_BLK_CFG_CAPACITY && len == 4)
+		CHECK(v == c->visible / SECTOR);
+}
+
+static void fuzz_invariants(const struct fuzz_ctx *c)
+{
+	const struct virtio_mmio *vm = &c->blk.vm;
+
+	CHECK(!memcmp(c->disk + c->visible, c->tail_copy,
+		      c->disk_size - c->visible));
+	if (vm->queues[0].broken)
+		CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	CHECK((vm->isr != 0) == vm->irq_level);
+}
+
+static void fuzz_op(struct fuzz_ctx *c)
+{
+	uint8_t op = fuzz_u8(c) % 8;
+
+	if (op < 3)
+		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	else if (op == 3)
+		fuzz_publish(c);
+	else if (op == 4)
+		fuzz_poke(c);
+	else if (op == 5)
+		fuzz_config(c);
+	else if (op == 6)
+		fuzz_reg_write(c, VIRTIO_MMIO_INTERRUPT_ACK, 3);
+	else
+		fuzz_driver_up(c);
+	fuzz_invariants(c);
+}
+
+/* --- set-up -------------------------------------------------------------- */
+
+static void fuzz_configure(struct fuzz_ctx *c, const uint8_t *cfg)
+{
+	c->ro = cfg[0] & 1;
+	c->fail = cfg[0] & 0x20;
+	c->short_io = cfg[0] & 0x40;
+	c->features = VIRTIO_BIT(VIRTIO_F_VERSION_1);
+	if (cfg[0] & 4)
+		c->features |= VIRTIO_BIT(VIRTIO_BLK_F_FLUSH);
+	if (cfg[0] & 8)
+		c->features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+	if (cfg[0] & 0x10)
+		c->features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
+	c->num = 1u << (cfg[1] % 9);
+	c->avail = 16ULL * c->num;
+	c->used = (c->avail + 6 + 2ULL * c->num + 3) & ~3ULL;
+	c->visible = (uint64_t)(cfg[2] % 16) * SECTOR;
+	c->disk_size = c->visible + cfg[3];
+}
+
+static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)
+{
+	struct virtio_blk_disk disk = {
+		.ops = dwz ? &fuzz_ops : &fuzz_ops_basic,
+		.opaque = c,
+		.size = c->disk_size,
+		.read_only = c->ro,
+	};
+	const struct irq_line irq = { 0 };
+
+	c->disk = malloc(c->disk_size ? c->disk_size : 1);
+	c->tail_copy = malloc(SECTOR);
+	CHECK(c->disk && c->tail_copy);
+	for (uint64_t i = 0; i < c->disk_size; i++)
+		c->disk[i] = i * 31 + 7;
+	memcpy(c->tail_copy, c->disk + c->visible, c->disk_size - c->visible);
+	virtio_blk_disk_set_id(&disk, "fuzz-disk");
+	CHECK(virtio_blk_init(&c->blk, 0, &c->mem, &irq, &disk) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_ctx *c;
+	size_t ops_len, img;
+	uint8_t *ro_copy = NULL;
+
+	log_level = -1;
+	if (size < 6)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	CHECK(c);
+	c->mem.size = RAM_SIZE;
+	c->mem.host = calloc(1, RAM_SIZE);
+	CHECK(c->mem.host);
+	fuzz_configure(c, data);
+	fuzz_init_disk(c, !(data[0] & 2));
+	if (c->ro) {
+		ro_copy = malloc(c->disk_size ? c->disk_size : 1);
+		CHECK(ro_copy);
+		memcpy(ro_copy, c->disk, c->disk_size);
+	}
+	ops_len = data[4] | data[5] << 8;
+	if (ops_len > size - 6)
+		ops_len = size - 6;
+	img = size - 6 - ops_len;
+	memcpy(c->mem.host, data + 6 + ops_len,
+	       img < RAM_SIZE ? img : RAM_SIZE);
+	fuzz_driver_up(c);
+
+	c->p = data + 6;
+	c->end = c->p + ops_len;
+	while (c->p < c->end)
+		fuzz_op(c);
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	fuzz_invariants(c);
+	if (ro_copy)
+		CHECK(!memcmp(ro_copy, c->disk, c->disk_size));
+
+	virtio_blk_destroy(&c->blk);
+	free(ro_copy);
+	free(c->disk);
+	free(c->tail_copy);
+	free(c->mem.host);
+	free(c);
+	return 0;
+}

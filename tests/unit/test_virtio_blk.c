@@ -1,0 +1,1402 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "virtio/blk.h"
+#include "virtio/mmio.h"
+#include "vmm/layout.h"
+#include "vmm/log.h"
+#include "tests/unit/virtq_mock.h"
+
+#define RAM_SIZE (2 * 1024 * 1024)
+#define NUM 64
+#define SECTOR 512
+#define DISK_SECTORS 300 /* more than one bounce buffer */
+#define DISK_TAIL 100 /* a trailing partial sector, never visible */
+#define DISK_SIZE (DISK_SECTORS * SECTOR + DISK_TAIL)
+#define UNTOUCHED 0xee
+
+#define ACK VIRTIO_STATUS_ACKNOWLEDGE
+#define DRV VIRTIO_STATUS_DRIVER
+#define FOK VIRTIO_STATUS_FEATURES_OK
+#define DOK VIRTIO_STATUS_DRIVER_OK
+#define V1 VIRTIO_BIT(VIRTIO_F_VERSION_1)
+#define INDIRECT VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC)
+#define F_FLUSH VIRTIO_BIT(VIRTIO_BLK_F_FLUSH)
+
+enum mdisk_fail {
+	FAIL_NONE,
+	FAIL_READ,
+	FAIL_SHORT_READ,
+	FAIL_WRITE,
+	FAIL_SHORT_WRITE,
+	FAIL_FLUSH,
+	FAIL_DISCARD,
+	FAIL_WZ,
+};
+
+/* The in-memory disk: records calls, checks the device's promises. */
+struct mdisk {
+	uint8_t *data;
+	uint64_t size;
+	unsigned int reads, writes, flushes, discards, wzs;
+	uint64_t off, len; /* of the last discard / write-zeroes */
+	enum mdisk_fail fail;
+};
+
+struct fix {
+	struct vqm m;
+	struct mdisk d;
+	uint8_t *snap; /* disk contents at setup */
+	struct virtio_blk blk;
+	int level;
+	unsigned int edges;
+	char dir[64]; /* for the file backend tests */
+};
+
+/* --- the in-memory disk -------------------------------------------------- */
+
+static void mdisk_check(const struct mdisk *d, const void *buf, size_t len,
+			uint64_t off)
+{
+	assert_int_equal((uintptr_t)buf % VIRTIO_BLK_BOUNCE_ALIGN, 0);
+	assert_int_equal(off % SECTOR, 0);
+	assert_int_equal(len % SECTOR, 0);
+	assert_true(len > 0 && len <= VIRTIO_BLK_BOUNCE_SIZE);
+	assert_true(off <= d->size && len <= d->size - off);
+}
+
+static ssize_t mdisk_read(void *opaque, void *buf, size_t len, uint64_t off)
+{
+	struct mdisk *d = opaque;
+
+	mdisk_check(d, buf, len, off);
+	d->reads++;
+	if (d->fail == FAIL_READ)
+		return -EIO;
+	memcpy(buf, d->data + off, len);
+	return d->fail == FAIL_SHORT_READ ? (ssize_t)len - 1 : (ssize_t)len;
+}
+
+static ssize_t mdisk_write(void *opaque, const void *buf, size_t len,
+			   uint64_t off)
+{
+	struct mdisk *d = opaque;
+
+	mdisk_check(d, buf, len, off);
+	d->writes++;
+	if (d->fail == FAIL_WRITE)
+		return -ENOSPC;
+	memcpy(d->data + off, buf, len);
+	return d->fail == FAIL_SHORT_WRITE ? 0 : (ssize_t)len;
+}
+
+static int mdisk_flush(void *opaque)
+{
+	struct mdisk *d = opaque;
+
+	d->flushes++;
+	return d->fail == FAIL_FLUSH ? -EIO : 0;
+}
+
+static int mdisk_discard(void *opaque, uint64_t off, uint64_t len)
+{
+	struct mdisk *d = opaque;
+
+	assert_true(off <= d->size && len <= d->size - off && len > 0);
+	d->discards++;
+	d->off = off;
+	d->len = len;
+	return d->fail == FAIL_DISCARD ? -EIO : 0;
+}
+
+static int mdisk_write_zeroes(void *opaque, uint64_t off, uint64_t len)
+{
+	struct mdisk *d = opaque;
+
+	assert_true(off <= d->size && len <= d->size - off && len > 0);
+	d->wzs++;
+	d->off = off;
+	d->len = len;
+	if (d->fail == FAIL_WZ)
+		return -EIO;
+	memset(d->data + off, 0, len);
+	return 0;
+}
+
+static const struct virtio_blk_disk_ops mdisk_ops = {
+	.read = mdisk_read,
+	.write = mdisk_write,
+	.flush = mdisk_flush,
+	.discard = mdisk_discard,
+	.write_zeroes = mdisk_write_zeroes,
+};
+
+static const struct virtio_blk_disk_ops mdisk_ops_basic = {
+	.read = mdisk_read,
+	.write = mdisk_write,
+	.flush = mdisk_flush,
+};
+
+/* --- fixtures ------------------------------------------------------------ */
+
+static void fix_irq_set(void *opaque, int level)
+{
+	struct fix *f = opaque;
+
+	f->level = level;
+	f->edges++;
+}
+
+static int fix_setup(void **state, bool ro,
+		     const struct virtio_blk_disk_ops *ops)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	const struct irq_line irq = { .set = fix_irq_set, .opaque = f };
+	struct virtio_blk_disk disk = { .ops = ops, .read_only = ro };
+
+	log_level = -1;
+	if (!f)
+		return -1;
+	vqm_init(&f->m, RAM_SIZE, NUM);
+	f->d.size = DISK_SIZE;
+	f->d.data = malloc(DISK_SIZE);
+	f->snap = malloc(DISK_SIZE);
+	if (!f->d.data || !f->snap)
+		return -1;
+	for (unsigned int i = 0; i < DISK_SIZE; i++)
+		f->d.data[i] = i * 7 + 3 + i / SECTOR;
+	memcpy(f->snap, f->d.data, DISK_SIZE);
+	disk.opaque = &f->d;
+	disk.size = DISK_SIZE;
+	virtio_blk_disk_set_id(&disk, "rvkvm-test-disk");
+	if (virtio_blk_init(&f->blk, 1, &f->m.mem, &irq, &disk))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return fix_setup(state, false, &mdisk_ops);
+}
+
+static int setup_ro(void **state)
+{
+	return fix_setup(state, true, &mdisk_ops);
+}
+
+static int setup_basic(void **state)
+{
+	return fix_setup(state, false, &mdisk_ops_basic);
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+
+	virtio_blk_destroy(&f->blk);
+	vqm_free(&f->m);
+	free(f->d.data);
+	free(f->snap);
+	free(f);
+	return 0;
+}
+
+/* --- the driver's side --------------------------------------------------- */
+
+static uint32_t rd_n(struct fix *f, uint64_t off, unsigned int len)
+{
+	uint8_t d[8];
+
+	memset(d, 0xee, sizeof(d));
+	virtio_mmio_ops.read(&f->blk.vm, off, d, len);
+	return mmio_data_get(d, len);
+}
+
+static uint32_t rd(struct fix *f, uint64_t off)
+{
+	return rd_n(f, off, 4);
+}
+
+static void wr(struct fix *f, uint64_t off, uint32_t v)
+{
+	uint8_t d[4];
+
+	mmio_data_put(d, 4, v);
+	virtio_mmio_ops.write(&f->blk.vm, off, d, 4);
+}
+
+static uint32_t cfg32(struct fix *f, uint32_t off)
+{
+	return rd(f, VIRTIO_MMIO_CONFIG + off);
+}
+
+/* §3.1.1 and queue 0 on the mock's rings. */
+static void driver_up(struct fix *f, uint64_t features)
+{
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	wr(f, VIRTIO_MMIO_STATUS, ACK);
+	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV);
+	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
+	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, features >> 32);
+	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
+	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)features);
+	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK);
+	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK);
+	wr(f, VIRTIO_MMIO_QUEUE_SEL, 0);
+	wr(f, VIRTIO_MMIO_QUEUE_NUM, NUM);
+	wr(f, VIRTIO_MMIO_QUEUE_DESC_LOW, (uint32_t)f->m.desc);
+	wr(f, VIRTIO_MMIO_QUEUE_DESC_HIGH, f->m.desc >> 32);
+	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_LOW, (uint32_t)f->m.avail);
+	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_HIGH, f->m.avail >> 32);
+	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_LOW, (uint32_t)f->m.used);
+	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_HIGH, f->m.used >> 32);
+	wr(f, VIRTIO_MMIO_QUEUE_READY, 1);
+	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 1);
+	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK | DOK);
+	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK | DOK);
+}
+
+static uint8_t *P(struct fix *f, struct vqm_buf b)
+{
+	return vqm_ptr(&f->m, b.gpa, b.len ? b.len : 1);
+}
+
+/* A readable buffer holding len bytes of p. */
+static struct vqm_buf ro_buf(struct fix *f, const void *p, uint32_t len)
+{
+	struct vqm_buf b = vqm_buf_new(&f->m, len, false, 0);
+
+	memcpy(P(f, b), p, len);
+	return b;
+}
+
+static struct vqm_buf hdr_buf(struct fix *f, uint32_t type, uint64_t sector)
+{
+	uint8_t h[VIRTIO_BLK_REQ_HDR_SIZE];
+
+	mmio_data_put(h, 4, type);
+	mmio_data_put(h + 4, 4, 0);
+	mmio_data_put(h + 8, 8, sector);
+	return ro_buf(f, h, sizeof(h));
+}
+
+static struct vqm_buf seg_buf(struct fix *f, uint64_t sector, uint32_t num,
+			      uint32_t flags)
+{
+	uint8_t s[VIRTIO_BLK_DWZ_SEG_SIZE];
+
+	mmio_data_put(s, 8, sector);
+	mmio_data_put(s + 8, 4, num);
+	mmio_data_put(s + 12, 4, flags);
+	return ro_buf(f, s, sizeof(s));
+}
+
+static struct vqm_buf wbuf(struct fix *f, uint32_t len)
+{
+	return vqm_buf_new(&f->m, len, true, UNTOUCHED);
+}
+
+/* Add a chain, notify, take its used entry; returns the used length. */
+static uint32_t run(struct fix *f, const struct vqm_buf *bufs, unsigned int n)
+{
+	uint16_t head = vqm_add(&f->m, bufs, n);
+	uint32_t id, len;
+
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, head);
+	assert_false(vqm_get_used(&f->m, &id, &len));
+	return len;
+}
+
+/*
+ * header, data buffers, a 1-byte status buffer; returns the status byte
+ * and the used length in *len.
+ */
+static uint8_t req(struct fix *f, uint32_t type, uint64_t sector,
+		   const struct vqm_buf *data, unsigned int nd, uint32_t *len)
+{
+	struct vqm_buf b[12];
+
+	assert_true(nd + 2 <= 12);
+	b[0] = hdr_buf(f, type, sector);
+	for (unsigned int i = 0; i < nd; i++)
+		b[1 + i] = data[i];
+	b[nd + 1] = wbuf(f, 1);
+	*len = run(f, b, nd + 2);
+	return *P(f, b[nd + 1]);
+}
+
+/* A request without data; checks used len 1. */
+static uint8_t req0(struct fix *f, uint32_t type, uint64_t sector)
+{
+	uint32_t len;
+	uint8_t st = req(f, type, sector, NULL, 0, &len);
+
+	assert_int_equal(len, 1);
+	return st;
+}
+
+static uint8_t req_dwz(struct fix *f, uint32_t type, uint64_t sector,
+		       uint32_t num, uint32_t flags)
+{
+	struct vqm_buf s = seg_buf(f, sector, num, flags);
+	uint32_t len;
+	uint8_t st = req(f, type, 0, &s, 1, &len);
+
+	assert_int_equal(len, 1);
+	return st;
+}
+
+static void assert_disk_unchanged(struct fix *f)
+{
+	assert_memory_equal(f->d.data, f->snap, DISK_SIZE);
+}
+
+/* --- identity and configuration ------------------------------------------ */
+
+static void test_identity(void **state)
+{
+	struct fix *f = *state;
+
+	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_ID), 2);
+	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), 256);
+	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES),
+			 (1u << 2) | (1u << 6) | (1u << 9) | (1u << 13) |
+				 (1u << 14) | (1u << 28) | (1u << 29));
+	wr(f, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
+	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES), 1);
+	assert_int_equal(f->blk.vm.base,
+			 LAYOUT_VIRTIO_MMIO_BASE + LAYOUT_VIRTIO_MMIO_SIZE);
+	assert_int_equal(f->blk.vm.irq_num, LAYOUT_VIRTIO_MMIO_FIRST_IRQ + 1);
+}
+
+static void test_config_space(void **state)
+{
+	struct fix *f = *state;
+
+	/* capacity: 300 whole sectors, the 100-byte tail is not visible */
+	assert_int_equal(cfg32(f, 0), DISK_SECTORS);
+	assert_int_equal(cfg32(f, 4), 0);
+	assert_int_equal(cfg32(f, 8), 0); /* size_max */
+	assert_int_equal(cfg32(f, 12), 254); /* seg_max */
+	assert_int_equal(cfg32(f, 16), 0); /* geometry */
+	assert_int_equal(cfg32(f, 20), 512); /* blk_size */
+	assert_int_equal(cfg32(f, 24), 0); /* topology */
+	assert_int_equal(cfg32(f, 28), 0);
+	assert_int_equal(cfg32(f, 32), 0); /* writeback, num_queues */
+	assert_int_equal(cfg32(f, 36), 1u << 22); /* max_discard_sectors */
+	assert_int_equal(cfg32(f, 40), 1); /* max_discard_seg */
+	assert_int_equal(cfg32(f, 44), 8); /* discard_sector_alignment */
+	assert_int_equal(cfg32(f, 48), 1u << 16); /* max_write_zeroes_sectors */
+	assert_int_equal(cfg32(f, 52), 1); /* max_write_zeroes_seg */
+	assert_int_equal(cfg32(f, 56), 0); /* may_unmap, unused1 */
+	assert_int_equal(cfg32(f, 60), 0); /* past the end */
+	/* byte and half-word access to the same fields */
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 0, 1),
+			 DISK_SECTORS & 0xff);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 1, 1), DISK_SECTORS >> 8);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 20, 2), 512);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 59, 1), 0);
+	/* the config space is read-only */
+	wr(f, VIRTIO_MMIO_CONFIG + 0, 1);
+	assert_int_equal(cfg32(f, 0), DISK_SECTORS);
+}
+
+static void test_config_ro_and_basic(void **state)
+{
+	struct fix *f = *state;
+	uint32_t features = rd(f, VIRTIO_MMIO_DEVICE_FEATURES);
+
+	if (f->blk.disk.read_only) {
+		assert_int_equal(features & (1u << VIRTIO_BLK_F_RO),
+				 1u << VIRTIO_BLK_F_RO);
+		return;
+	}
+	/* without discard / write-zeroes ops: no features, fields zero */
+	assert_int_equal(features, (1u << 2) | (1u << 6) | (1u << 9) |
+					   (1u << 28) | (1u << 29));
+	for (uint32_t off = 36; off < 60; off += 4)
+		assert_int_equal(cfg32(f, off), 0);
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, 0, 1, 0),
+			 VIRTIO_BLK_S_UNSUPP);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 0, 1, 0),
+			 VIRTIO_BLK_S_UNSUPP);
+	assert_disk_unchanged(f);
+}
+
+/* --- reads and writes ---------------------------------------------------- */
+
+static void test_out_in_round_trip(void **state)
+{
+	struct fix *f = *state;
+	uint8_t pat[2 * SECTOR];
+	struct vqm_buf data, in;
+	uint32_t len;
+
+	for (unsigned int i = 0; i < sizeof(pat); i++)
+		pat[i] = 0xa0 ^ i ^ (i >> 8);
+	driver_up(f, V1 | F_FLUSH);
+	data = ro_buf(f, pat, sizeof(pat));
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 3, &data, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(len, 1);
+	assert_int_equal(f->d.writes, 1);
+	assert_int_equal(f->d.flushes, 0); /* FLUSH negotiated: write-back */
+	/* exactly sectors 3 and 4 changed */
+	assert_memory_equal(f->d.data + 3 * SECTOR, pat, sizeof(pat));
+	assert_memory_equal(f->d.data, f->snap, 3 * SECTOR);
+	assert_memory_equal(f->d.data + 5 * SECTOR, f->snap + 5 * SECTOR,
+			    DISK_SIZE - 5 * SECTOR);
+
+	in = wbuf(f, sizeof(pat));
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 3, &in, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(len, sizeof(pat) + 1);
+	assert_memory_equal(P(f, in), pat, sizeof(pat));
+	/* an untouched sector reads back the original bytes */
+	in = wbuf(f, SECTOR);
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 7, &in, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_memory_equal(P(f, in), f->snap + 7 * SECTOR, SECTOR);
+	assert_int_equal(rd(f, VIRTIO_MMIO_INTERRUPT_STATUS), 1);
+	assert_int_equal(f->level, 1);
+}
+
+/* Header, data and status split across odd segment boundaries. */
+static void test_multi_segment(void **state)
+{
+	struct fix *f = *state;
+	uint8_t h[VIRTIO_BLK_REQ_HDR_SIZE], pat[3 * SECTOR];
+	struct vqm_buf b[6];
+	uint8_t *p;
+
+	for (unsigned int i = 0; i < sizeof(pat); i++)
+		pat[i] = i * 13 + 1;
+	driver_up(f, V1 | F_FLUSH);
+	mmio_data_put(h, 4, VIRTIO_BLK_T_OUT);
+	mmio_data_put(h + 4, 4, 0);
+	mmio_data_put(h + 8, 8, 10);
+	b[0] = ro_buf(f, h, 5);
+	b[1] = ro_buf(f, h + 5, 11);
+	b[2] = ro_buf(f, pat, 100);
+	b[3] = ro_buf(f, pat + 100, 1000);
+	b[4] = ro_buf(f, pat + 1100, sizeof(pat) - 1100);
+	b[5] = wbuf(f, 1);
+	assert_int_equal(run(f, b, 6), 1);
+	assert_int_equal(*P(f, b[5]), VIRTIO_BLK_S_OK);
+	assert_memory_equal(f->d.data + 10 * SECTOR, pat, sizeof(pat));
+
+	/* IN: data and status share the last writable buffer */
+	mmio_data_put(h, 4, VIRTIO_BLK_T_IN);
+	b[0] = ro_buf(f, h, sizeof(h));
+	b[1] = wbuf(f, 7);
+	b[2] = wbuf(f, 3 * SECTOR - 7 + 1);
+	assert_int_equal(run(f, b, 3), 3 * SECTOR + 1);
+	assert_memory_equal(P(f, b[1]), pat, 7);
+	p = P(f, b[2]);
+	assert_memory_equal(p, pat + 7, 3 * SECTOR - 7);
+	assert_int_equal(p[3 * SECTOR - 7], VIRTIO_BLK_S_OK);
+}
+
+/* Many segments through an indirect table; more than one bounce buffer. */
+static void test_large_indirect(void **state)
+{
+	struct fix *f = *state;
+	const uint32_t total = 160 * SECTOR, nseg = 40;
+	struct vqm_buf b[42];
+	uint32_t id, len, off = 0;
+
+	driver_up(f, V1 | F_FLUSH | INDIRECT);
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_IN, 100);
+	for (uint32_t i = 0; i < nseg; i++)
+		b[1 + i] = wbuf(f, total / nseg);
+	b[nseg + 1] = wbuf(f, 1);
+	vqm_add_indirect(&f->m, b, nseg + 2);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(len, total + 1);
+	assert_int_equal(*P(f, b[nseg + 1]), VIRTIO_BLK_S_OK);
+	for (uint32_t i = 0; i < nseg; off += b[1 + i].len, i++)
+		assert_memory_equal(P(f, b[1 + i]),
+				    f->snap + 100 * SECTOR + off, b[1 + i].len);
+	assert_int_equal(f->d.reads, 2); /* 80 KiB: 64 + 16 */
+}
+
+static void test_several_chains_one_notify(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf a[3], b[2];
+	uint32_t id, len;
+	uint16_t ha, hb;
+
+	driver_up(f, V1 | F_FLUSH);
+	a[0] = hdr_buf(f, VIRTIO_BLK_T_IN, 1);
+	a[1] = wbuf(f, SECTOR);
+	a[2] = wbuf(f, 1);
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_FLUSH, 0);
+	b[1] = wbuf(f, 1);
+	ha = vqm_add(&f->m, a, 3);
+	hb = vqm_add(&f->m, b, 2);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, ha);
+	assert_int_equal(len, SECTOR + 1);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, hb);
+	assert_int_equal(len, 1);
+	assert_false(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(f->edges, 1);
+	assert_int_equal(f->d.flushes, 1);
+}
+
+static void test_zero_length_io(void **state)
+{
+	struct fix *f = *state;
+
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_IN, 5), VIRTIO_BLK_S_OK);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_OUT, DISK_SECTORS),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_IN, DISK_SECTORS + 1),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.reads + f->d.writes, 0);
+}
+
+/* --- bounds -------------------------------------------------------------- */
+
+static void test_end_of_disk(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf in1 = wbuf(f, SECTOR), in2 = wbuf(f, 2 * SECTOR);
+	struct vqm_buf out1 = vqm_buf_new(&f->m, SECTOR, false, 0x55);
+	uint32_t len;
+
+	driver_up(f, V1 | F_FLUSH);
+	/* the last sector: OK */
+	assert_int_equal(
+		req(f, VIRTIO_BLK_T_IN, DISK_SECTORS - 1, &in1, 1, &len),
+		VIRTIO_BLK_S_OK);
+	assert_memory_equal(P(f, in1), f->snap + (DISK_SECTORS - 1) * SECTOR,
+			    SECTOR);
+	assert_int_equal(
+		req(f, VIRTIO_BLK_T_OUT, DISK_SECTORS - 1, &out1, 1, &len),
+		VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.data[(DISK_SECTORS - 1) * SECTOR], 0x55);
+	memcpy(f->snap, f->d.data, DISK_SIZE);
+	f->d.reads = f->d.writes = 0;
+
+	/* one sector past the end: IOERR, nothing transferred */
+	assert_int_equal(
+		req(f, VIRTIO_BLK_T_IN, DISK_SECTORS - 1, &in2, 1, &len),
+		VIRTIO_BLK_S_IOERR);
+	assert_int_equal(len, 1);
+	assert_int_equal(P(f, in2)[0], UNTOUCHED);
+	/* the partial tail sector is not part of the disk */
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, DISK_SECTORS, &in1, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, DISK_SECTORS, &out1, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(
+		req(f, VIRTIO_BLK_T_OUT, DISK_SECTORS + 100, &out1, 1, &len),
+		VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.reads + f->d.writes, 0);
+	assert_disk_unchanged(f);
+}
+
+static void test_sector_overflow(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf in = wbuf(f, 2 * SECTOR);
+	struct vqm_buf out = vqm_buf_new(&f->m, SECTOR, false, 0x77);
+	const uint64_t wrap = UINT64_MAX / SECTOR + 1; /* * 512 wraps to 0 */
+	uint32_t len;
+
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, wrap, &in, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(
+		req(f, VIRTIO_BLK_T_IN, UINT64_MAX / SECTOR, &in, 1, &len),
+		VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, UINT64_MAX, &in, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, wrap, &out, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 1ULL << 55, &out, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, wrap, 1, 0),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(
+		req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, UINT64_MAX, 1, 0),
+		VIRTIO_BLK_S_IOERR);
+	assert_int_equal(P(f, in)[0], UNTOUCHED);
+	assert_int_equal(f->d.reads + f->d.writes + f->d.discards + f->d.wzs,
+			 0);
+	assert_disk_unchanged(f);
+}
+
+static void test_partial_sector_length(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf in = wbuf(f, SECTOR + 1);
+	struct vqm_buf out = vqm_buf_new(&f->m, 100, false, 0x77);
+	uint32_t len;
+
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 0, &in, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(len, 1);
+	assert_int_equal(P(f, in)[0], UNTOUCHED);
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.reads + f->d.writes, 0);
+	assert_disk_unchanged(f);
+}
+
+/* --- flush, get id, discard, write zeroes -------------------------------- */
+
+static void test_flush(void **state)
+{
+	struct fix *f = *state;
+
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.flushes, 1);
+	/* the sector field is ignored for a flush */
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, UINT64_MAX),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.flushes, 2);
+	f->d.fail = FAIL_FLUSH;
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.flushes, 3);
+}
+
+/* Without FLUSH negotiated every write is made stable before completion. */
+static void test_writethrough(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf out = vqm_buf_new(&f->m, SECTOR, false, 0x42);
+	uint32_t len;
+
+	driver_up(f, V1);
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.flushes, 1);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 0, 1, 0),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.flushes, 2);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, 0, 1, 0),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.flushes, 3);
+	/* reads and failed writes do not flush */
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, DISK_SECTORS, &out, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.flushes, 3);
+	/* a failing flush fails the write */
+	f->d.fail = FAIL_FLUSH;
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+}
+
+static void test_get_id(void **state)
+{
+	struct fix *f = *state;
+	static const char want[20] = "rvkvm-test-disk";
+	struct vqm_buf id = wbuf(f, 20), small = wbuf(f, 8), big = wbuf(f, 30);
+	uint32_t len;
+
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req(f, VIRTIO_BLK_T_GET_ID, 0, &id, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(len, 21);
+	assert_memory_equal(P(f, id), want, 20); /* NUL-padded */
+	assert_int_equal(req(f, VIRTIO_BLK_T_GET_ID, 0, &small, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(len, 9);
+	assert_memory_equal(P(f, small), want, 8);
+	assert_int_equal(req(f, VIRTIO_BLK_T_GET_ID, 0, &big, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(len, 21);
+	assert_memory_equal(P(f, big), want, 20);
+	assert_int_equal(P(f, big)[20], UNTOUCHED);
+	assert_int_equal(P(f, big)[29], UNTOUCHED);
+	assert_int_equal(f->d.reads, 0);
+}
+
+static void test_disk_set_id(void **state)
+{
+	struct virtio_blk_disk d;
+
+	(void)state;
+	log_level = -1;
+	memset(&d, 0x55, sizeof(d));
+	virtio_blk_disk_set_id(&d, NULL);
+	for (unsigned int i = 0; i < 20; i++)
+		assert_int_equal(d.id[i], 0);
+	virtio_blk_disk_set_id(&d, "0123456789abcdefghijKLMN");
+	assert_memory_equal(d.id, "0123456789abcdefghij", 20);
+	virtio_blk_disk_set_id(&d, "ab");
+	assert_memory_equal(d.id, "ab\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 20);
+}
+
+static void test_discard(void **state)
+{
+	struct fix *f = *state;
+
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, 8, 16, 0),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.discards, 1);
+	assert_int_equal(f->d.off, 8 * SECTOR);
+	assert_int_equal(f->d.len, 16 * SECTOR);
+	/* up to the last sector */
+	assert_int_equal(
+		req_dwz(f, VIRTIO_BLK_T_DISCARD, DISK_SECTORS - 4, 4, 0),
+		VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.discards, 2);
+	/* zero sectors: OK, nothing to do */
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, 3, 0, 0),
+			 VIRTIO_BLK_S_OK);
+	/* unmap (or any other flag) on a discard: UNSUPP */
+	assert_int_equal(
+		req_dwz(f, VIRTIO_BLK_T_DISCARD, 8, 1, VIRTIO_BLK_DWZ_F_UNMAP),
+		VIRTIO_BLK_S_UNSUPP);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, 8, 1, 2),
+			 VIRTIO_BLK_S_UNSUPP);
+	/* past the end, too long */
+	assert_int_equal(
+		req_dwz(f, VIRTIO_BLK_T_DISCARD, DISK_SECTORS - 4, 5, 0),
+		VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, 0,
+				 VIRTIO_BLK_MAX_DISCARD_SECTORS + 1, 0),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.discards, 2);
+	f->d.fail = FAIL_DISCARD;
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, 0, 1, 0),
+			 VIRTIO_BLK_S_IOERR);
+	assert_disk_unchanged(f);
+}
+
+static void test_write_zeroes(void **state)
+{
+	struct fix *f = *state;
+	static const uint8_t zero[4 * SECTOR];
+
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 20, 4, 0),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.wzs, 1);
+	assert_int_equal(f->d.off, 20 * SECTOR);
+	assert_int_equal(f->d.len, 4 * SECTOR);
+	assert_memory_equal(f->d.data + 20 * SECTOR, zero, sizeof(zero));
+	assert_memory_equal(f->d.data, f->snap, 20 * SECTOR);
+	assert_memory_equal(f->d.data + 24 * SECTOR, f->snap + 24 * SECTOR,
+			    DISK_SIZE - 24 * SECTOR);
+	/* unmap is allowed on write zeroes, other flags are not */
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 30, 1,
+				 VIRTIO_BLK_DWZ_F_UNMAP),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 30, 1, 1u << 31),
+			 VIRTIO_BLK_S_UNSUPP);
+	assert_int_equal(
+		req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, DISK_SECTORS, 1, 0),
+		VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 0,
+				 VIRTIO_BLK_MAX_WZ_SECTORS + 1, 0),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.wzs, 2);
+	f->d.fail = FAIL_WZ;
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 0, 1, 0),
+			 VIRTIO_BLK_S_IOERR);
+}
+
+/* Exactly one whole segment per request. */
+static void test_dwz_segment_count(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf s[2];
+	uint32_t len;
+	uint8_t part[10] = { 0 };
+
+	driver_up(f, V1 | F_FLUSH);
+	s[0] = seg_buf(f, 0, 1, 0);
+	s[1] = seg_buf(f, 2, 1, 0);
+	assert_int_equal(req(f, VIRTIO_BLK_T_DISCARD, 0, s, 2, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req(f, VIRTIO_BLK_T_WRITE_ZEROES, 0, s, 2, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_DISCARD, 0), VIRTIO_BLK_S_IOERR);
+	s[0] = ro_buf(f, part, sizeof(part));
+	assert_int_equal(req(f, VIRTIO_BLK_T_WRITE_ZEROES, 0, s, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	/* a segment split over two buffers is fine */
+	s[0] = ro_buf(f, part, 6);
+	s[1] = ro_buf(f, part, 10);
+	assert_int_equal(req(f, VIRTIO_BLK_T_WRITE_ZEROES, 0, s, 2, &len),
+			 VIRTIO_BLK_S_OK); /* 0 sectors */
+	assert_int_equal(f->d.discards + f->d.wzs, 0);
+	assert_disk_unchanged(f);
+}
+
+/* --- read-only disks, bad requests --------------------------------------- */
+
+static void test_read_only(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf out = vqm_buf_new(&f->m, SECTOR, false, 0x11);
+	struct vqm_buf in = wbuf(f, SECTOR);
+	uint32_t len;
+
+	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_BLK_F_RO));
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_DISCARD, 0, 1, 0),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 0, 1, 0),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.writes + f->d.discards + f->d.wzs, 0);
+	assert_disk_unchanged(f);
+	/* reads, flushes and GET_ID still work */
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 0, &in, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_memory_equal(P(f, in), f->snap, SECTOR);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_OK);
+}
+
+static void test_unknown_type(void **state)
+{
+	struct fix *f = *state;
+	static const uint32_t types[] = { 2,  3,  5,	      10,	 14,
+					  15, 16, 0x80000000, UINT32_MAX };
+	struct vqm_buf data = wbuf(f, SECTOR);
+	uint32_t len;
+
+	driver_up(f, V1 | F_FLUSH);
+	for (unsigned int i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		assert_int_equal(req0(f, types[i], 0), VIRTIO_BLK_S_UNSUPP);
+	assert_int_equal(req(f, 10, 0, &data, 1, &len), VIRTIO_BLK_S_UNSUPP);
+	assert_int_equal(len, 1);
+	assert_int_equal(P(f, data)[0], UNTOUCHED);
+	assert_int_equal(f->d.reads + f->d.writes + f->d.flushes, 0);
+}
+
+static void test_short_header(void **state)
+{
+	struct fix *f = *state;
+	uint8_t h[VIRTIO_BLK_REQ_HDR_SIZE] = { VIRTIO_BLK_T_IN };
+	struct vqm_buf b[3];
+
+	driver_up(f, V1 | F_FLUSH);
+	/* 15 readable bytes, then a sector and a status byte */
+	b[0] = ro_buf(f, h, 15);
+	b[1] = wbuf(f, SECTOR);
+	b[2] = wbuf(f, 1);
+	assert_int_equal(run(f, b, 3), 1);
+	assert_int_equal(*P(f, b[2]), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(P(f, b[1])[0], UNTOUCHED);
+	/* the header may not continue into the writable part */
+	b[0] = ro_buf(f, h, 8);
+	b[1] = wbuf(f, 9);
+	assert_int_equal(run(f, b, 2), 1);
+	assert_int_equal(P(f, b[1])[8], VIRTIO_BLK_S_IOERR);
+	assert_int_equal(P(f, b[1])[0], UNTOUCHED);
+	/* a status byte only */
+	b[0] = wbuf(f, 1);
+	assert_int_equal(run(f, b, 1), 1);
+	assert_int_equal(*P(f, b[0]), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.reads, 0);
+}
+
+static void test_no_status_byte(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf b[2];
+
+	driver_up(f, V1 | F_FLUSH);
+	/* an OUT with data but nothing writable: not performed */
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_OUT, 0);
+	b[1] = vqm_buf_new(&f->m, SECTOR, false, 0x99);
+	assert_int_equal(run(f, b, 2), 0);
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_FLUSH, 0);
+	assert_int_equal(run(f, b, 1), 0);
+	b[0] = vqm_buf_new(&f->m, 3, false, 0);
+	assert_int_equal(run(f, b, 1), 0);
+	assert_int_equal(f->d.writes + f->d.flushes, 0);
+	assert_disk_unchanged(f);
+	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK | DOK);
+}
+
+/* Extra writable bytes: the status goes to the very last one. */
+static void test_status_is_last_byte(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf out = vqm_buf_new(&f->m, SECTOR, false, 0x31);
+	struct vqm_buf b[3];
+
+	driver_up(f, V1 | F_FLUSH);
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_OUT, 2);
+	b[1] = out;
+	b[2] = wbuf(f, 4);
+	assert_int_equal(run(f, b, 3), 1);
+	assert_memory_equal(P(f, b[2]), "\xee\xee\xee\x00", 4);
+	assert_int_equal(f->d.data[2 * SECTOR], 0x31);
+}
+
+static void test_backend_errors(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf in = wbuf(f, SECTOR);
+	struct vqm_buf out = vqm_buf_new(&f->m, SECTOR, false, 0x31);
+	uint32_t len;
+
+	driver_up(f, V1 | F_FLUSH);
+	f->d.fail = FAIL_READ;
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 0, &in, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(len, 1);
+	f->d.fail = FAIL_SHORT_READ;
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 0, &in, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	f->d.fail = FAIL_WRITE;
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	f->d.fail = FAIL_SHORT_WRITE;
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(P(f, in)[0], UNTOUCHED);
+	/* the device keeps working afterwards */
+	f->d.fail = FAIL_NONE;
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 1, &in, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_memory_equal(P(f, in), f->snap + SECTOR, SECTOR);
+}
+
+/* A malformed chain breaks the queue: nothing done, NEEDS_RESET. */
+static void test_broken_queue(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf b[3];
+
+	driver_up(f, V1 | F_FLUSH);
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_OUT, 0);
+	b[1] = wbuf(f, 1);
+	b[2] = vqm_buf_new(&f->m, SECTOR, false, 0x99); /* readable last */
+	vqm_add(&f->m, b, 3);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(vqm_used_idx(&f->m), 0);
+	assert_true(rd(f, VIRTIO_MMIO_STATUS) &
+		    VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	assert_int_equal(f->d.writes, 0);
+	assert_disk_unchanged(f);
+}
+
+/* The pure decoder, without a transport or a queue. */
+static void test_handle_direct(void **state)
+{
+	struct fix *f = *state;
+	uint8_t hdr[16] = { VIRTIO_BLK_T_IN, 0, 0, 0, 0, 0, 0, 0, 2 };
+	uint8_t data[SECTOR + 1];
+	struct virtq_chain *c = calloc(1, sizeof(*c));
+	struct virtio_blk_result r;
+
+	assert_non_null(c);
+	c->nr_segs = 2;
+	c->nr_readable = 1;
+	c->readable_len = 16;
+	c->writable_len = sizeof(data);
+	c->segs[0] = (struct virtq_seg){ hdr, 16, false };
+	c->segs[1] = (struct virtq_seg){ data, sizeof(data), true };
+	r = virtio_blk_handle(&f->blk.disk, c, f->blk.bounce, false);
+	assert_int_equal(r.status, VIRTIO_BLK_S_OK);
+	assert_int_equal(r.used_len, SECTOR + 1);
+	assert_memory_equal(data, f->snap + 2 * SECTOR, SECTOR);
+	assert_int_equal(data[SECTOR], 0);
+
+	c->nr_segs = 1; /* no writable part */
+	c->writable_len = 0;
+	r = virtio_blk_handle(&f->blk.disk, c, f->blk.bounce, false);
+	assert_int_equal(r.status, -1);
+	assert_int_equal(r.used_len, 0);
+	free(c);
+}
+
+static void test_init_errors(void **state)
+{
+	struct virtio_blk *blk = calloc(1, sizeof(*blk));
+	struct guest_mem mem = { 0 };
+	struct virtio_blk_disk_ops no_write = { .read = mdisk_read };
+	struct virtio_blk_disk disk = { .ops = &mdisk_ops, .size = 4096 };
+
+	(void)state;
+	log_level = -1;
+	assert_non_null(blk);
+	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, NULL), -EINVAL);
+	disk.ops = NULL;
+	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, &disk), -EINVAL);
+	disk.ops = &no_write;
+	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, &disk), -EINVAL);
+	disk.read_only = true; /* fine without write when read-only */
+	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, &disk), 0);
+	virtio_blk_destroy(blk);
+	/* a bad slot: nothing leaks (ASan checks) */
+	assert_int_equal(virtio_blk_init(blk, 1000, &mem, NULL, &disk),
+			 -EINVAL);
+	/* a disk smaller than a sector has capacity 0 */
+	disk.size = 511;
+	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, &disk), 0);
+	assert_int_equal(blk->config[0], 0);
+	virtio_blk_destroy(blk);
+	free(blk);
+}
+
+/* --- the file backend ---------------------------------------------------- */
+
+static int setup_dir(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+
+	log_level = -1;
+	if (!f)
+		return -1;
+	strcpy(f->dir, "/tmp/rvkvm-blk-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown_dir(void **state)
+{
+	struct fix *f = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd))
+		return -1;
+	free(f);
+	return 0;
+}
+
+/* path = dir/name, a file of size bytes with byte i = i % 251. */
+static void make_file(struct fix *f, const char *name, size_t size, char *path,
+		      size_t path_len)
+{
+	uint8_t *buf = malloc(size ? size : 1);
+	int fd;
+
+	assert_non_null(buf);
+	for (size_t i = 0; i < size; i++)
+		buf[i] = i % 251;
+	snprintf(path, path_len, "%s/%s", f->dir, name);
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, size), size);
+	close(fd);
+	free(buf);
+}
+
+static void *aligned_buf(size_t len, int fill)
+{
+	void *p = aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN,
+				vqm_align(len, VIRTIO_BLK_BOUNCE_ALIGN));
+
+	assert_non_null(p);
+	memset(p, fill, len);
+	return p;
+}
+
+static void test_file_read_write(void **state)
+{
+	struct fix *f = *state;
+	const struct virtio_blk_disk_ops *ops = &virtio_blk_file_ops;
+	struct virtio_blk_file bf;
+	struct virtio_blk_disk disk;
+	uint8_t *buf = aligned_buf(2 * SECTOR, 0x5c), *back;
+	char path[128];
+	int fd;
+
+	make_file(f, "img", 8 * SECTOR + 100, path, sizeof(path));
+	assert_int_equal(virtio_blk_file_open(&bf, path, false, false), 0);
+	assert_int_equal(bf.size, 8 * SECTOR + 100);
+	assert_false(bf.is_blkdev);
+	virtio_blk_file_disk(&bf, "serial-1", &disk);
+	assert_ptr_equal(disk.ops, ops);
+	assert_ptr_equal(disk.opaque, &bf);
+	assert_int_equal(disk.size, 8 * SECTOR + 100);
+	assert_false(disk.read_only);
+	assert_memory_equal(disk.id, "serial-1\0\0\0\0\0\0\0\0\0\0\0\0", 20);
+
+	assert_int_equal(ops->write(&bf, buf, 2 * SECTOR, 3 * SECTOR),
+			 2 * SECTOR);
+	assert_int_equal(ops->flush(&bf), 0);
+	back = aligned_buf(8 * SECTOR + 100, 0);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(read(fd, back, 8 * SECTOR + 100), 8 * SECTOR + 100);
+	close(fd);
+	for (size_t i = 0; i < 8 * SECTOR + 100; i++)
+		assert_int_equal(back[i], i >= 3 * SECTOR && i < 5 * SECTOR ?
+						  0x5c :
+						  i % 251);
+	memset(buf, 0, 2 * SECTOR);
+	assert_int_equal(ops->read(&bf, buf, 2 * SECTOR, 7 * SECTOR),
+			 SECTOR + 100); /* short at end of file */
+	assert_memory_equal(buf, back + 7 * SECTOR, SECTOR + 100);
+	virtio_blk_file_close(&bf);
+	assert_int_equal(bf.fd, -1);
+	free(buf);
+	free(back);
+}
+
+static void test_file_lock(void **state)
+{
+	struct fix *f = *state;
+	struct virtio_blk_file a, b, c;
+	char path[128];
+
+	make_file(f, "img", 4 * SECTOR, path, sizeof(path));
+	assert_int_equal(virtio_blk_file_open(&a, path, false, false), 0);
+	assert_int_equal(virtio_blk_file_open(&b, path, false, false), -EBUSY);
+	assert_int_equal(virtio_blk_file_open(&b, path, true, false), -EBUSY);
+	virtio_blk_file_close(&a);
+	/* readers share; a writer is refused while one reads */
+	assert_int_equal(virtio_blk_file_open(&a, path, true, false), 0);
+	assert_int_equal(virtio_blk_file_open(&b, path, true, false), 0);
+	assert_int_equal(virtio_blk_file_open(&c, path, false, false), -EBUSY);
+	virtio_blk_file_close(&a);
+	virtio_blk_file_close(&b);
+	assert_int_equal(virtio_blk_file_open(&c, path, false, false), 0);
+	virtio_blk_file_close(&c);
+}
+
+static void test_file_read_only(void **state)
+{
+	struct fix *f = *state;
+	struct virtio_blk_file bf;
+	struct virtio_blk_disk disk;
+	uint8_t *buf = aligned_buf(SECTOR, 0);
+	char path[128];
+
+	make_file(f, "img", 4 * SECTOR, path, sizeof(path));
+	chmod(path, 0400);
+	assert_int_equal(virtio_blk_file_open(&bf, path, true, false), 0);
+	virtio_blk_file_disk(&bf, NULL, &disk);
+	assert_true(disk.read_only);
+	assert_null(bf.zeroes);
+	assert_int_equal(virtio_blk_file_ops.read(&bf, buf, SECTOR, SECTOR),
+			 SECTOR);
+	assert_int_equal(buf[0], SECTOR % 251);
+	/* the descriptor itself refuses writes */
+	assert_int_equal(virtio_blk_file_ops.write(&bf, buf, SECTOR, 0),
+			 -EBADF);
+	virtio_blk_file_close(&bf);
+	free(buf);
+}
+
+static void test_file_zeroes_and_discard(void **state)
+{
+	struct fix *f = *state;
+	const struct virtio_blk_disk_ops *ops = &virtio_blk_file_ops;
+	struct virtio_blk_file bf;
+	uint8_t *buf = aligned_buf(16 * SECTOR, 0xff);
+	static const uint8_t zero[8 * SECTOR];
+	char path[128];
+
+	make_file(f, "img", 64 * SECTOR, path, sizeof(path));
+	assert_int_equal(virtio_blk_file_open(&bf, path, false, false), 0);
+	assert_int_equal(ops->write_zeroes(&bf, SECTOR, 8 * SECTOR), 0);
+	/* the fallback path writes zeroes */
+	bf.no_zero_range = true;
+	assert_int_equal(ops->write_zeroes(&bf, 20 * SECTOR, 8 * SECTOR), 0);
+	assert_int_equal(ops->read(&bf, buf, 10 * SECTOR, 0), 10 * SECTOR);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(buf[SECTOR - 1], (SECTOR - 1) % 251);
+	assert_memory_equal(buf + SECTOR, zero, 8 * SECTOR);
+	assert_int_equal(buf[9 * SECTOR], (9 * SECTOR) % 251);
+	assert_int_equal(ops->read(&bf, buf, 10 * SECTOR, 19 * SECTOR),
+			 10 * SECTOR);
+	assert_int_equal(buf[0], (19 * SECTOR) % 251);
+	assert_memory_equal(buf + SECTOR, zero, 8 * SECTOR);
+	assert_int_equal(buf[9 * SECTOR], (28 * SECTOR) % 251);
+
+	assert_int_equal(ops->discard(&bf, 40 * SECTOR, 8 * SECTOR), 0);
+	assert_int_equal(ops->read(&bf, buf, 8 * SECTOR, 40 * SECTOR),
+			 8 * SECTOR);
+	if (!bf.no_punch_hole) /* a punched hole reads back as zeroes */
+		assert_memory_equal(buf, zero, 8 * SECTOR);
+	bf.no_punch_hole = true; /* then discard is a successful no-op */
+	assert_int_equal(ops->discard(&bf, 0, SECTOR), 0);
+	assert_int_equal(ops->read(&bf, buf, SECTOR, 0), SECTOR);
+	assert_int_equal(buf[1], 1);
+	assert_int_equal(bf.size, 64 * SECTOR); /* KEEP_SIZE */
+	virtio_blk_file_close(&bf);
+	free(buf);
+}
+
+static void test_file_direct(void **state)
+{
+	struct fix *f = *state;
+	const struct virtio_blk_disk_ops *ops = &virtio_blk_file_ops;
+	struct virtio_blk_file bf;
+	uint8_t *buf = aligned_buf(VIRTIO_BLK_BOUNCE_SIZE, 0x3c);
+	char path[128];
+	int ret;
+
+	make_file(f, "img", 256 * SECTOR, path, sizeof(path));
+	ret = virtio_blk_file_open(&bf, path, false, true);
+	if (ret == -EINVAL) { /* the file system has no O_DIRECT */
+		free(buf);
+		skip();
+	}
+	assert_int_equal(ret, 0);
+	assert_true(bf.direct);
+	assert_true(fcntl(bf.fd, F_GETFL) & O_DIRECT);
+	assert_false(fcntl(bf.fd, F_GETFL) & O_NONBLOCK);
+	/* what the device hands over: aligned buffer, 4 KiB multiples */
+	assert_int_equal(ops->write(&bf, buf, 8 * SECTOR, 8 * SECTOR),
+			 8 * SECTOR);
+	memset(buf, 0, VIRTIO_BLK_BOUNCE_SIZE);
+	assert_int_equal(ops->read(&bf, buf, VIRTIO_BLK_BOUNCE_SIZE, 0),
+			 VIRTIO_BLK_BOUNCE_SIZE);
+	assert_int_equal(buf[8 * SECTOR], 0x3c);
+	assert_int_equal(buf[16 * SECTOR], (16 * SECTOR) % 251);
+	assert_int_equal(ops->write_zeroes(&bf, 0, SECTOR * 8), 0);
+	bf.no_zero_range = true; /* the fallback uses an aligned buffer */
+	assert_int_equal(ops->write_zeroes(&bf, 8 * SECTOR, SECTOR * 8), 0);
+	assert_int_equal(ops->read(&bf, buf, 16 * SECTOR, 0), 16 * SECTOR);
+	for (unsigned int i = 0; i < 16 * SECTOR; i++)
+		assert_int_equal(buf[i], 0);
+	virtio_blk_file_close(&bf);
+	free(buf);
+}
+
+static void test_file_errors(void **state)
+{
+	struct fix *f = *state;
+	struct virtio_blk_file bf;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/missing", f->dir);
+	assert_int_equal(virtio_blk_file_open(&bf, path, false, false),
+			 -ENOENT);
+	assert_int_equal(virtio_blk_file_open(&bf, f->dir, false, false),
+			 -EISDIR);
+	assert_int_equal(virtio_blk_file_open(&bf, f->dir, true, false),
+			 -EINVAL);
+	assert_int_equal(virtio_blk_file_open(&bf, "/dev/null", false, false),
+			 -EINVAL);
+	/* a FIFO neither hangs nor is accepted */
+	snprintf(path, sizeof(path), "%s/fifo", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(virtio_blk_file_open(&bf, path, true, false), -EINVAL);
+	assert_int_equal(virtio_blk_file_open(&bf, path, false, false),
+			 -EINVAL);
+}
+
+/* The file backend behind the device, end to end. */
+static void test_file_end_to_end(void **state)
+{
+	struct fix *f = *state;
+	const struct irq_line irq = { .set = fix_irq_set, .opaque = f };
+	struct virtio_blk_file bf;
+	struct virtio_blk_disk disk;
+	struct vqm_buf out, in;
+	uint8_t back[SECTOR];
+	char path[128];
+	uint32_t len;
+	int fd;
+
+	make_file(f, "img", 100 * SECTOR + 7, path, sizeof(path));
+	assert_int_equal(virtio_blk_file_open(&bf, path, false, false), 0);
+	virtio_blk_file_disk(&bf, "e2e", &disk);
+	vqm_init(&f->m, RAM_SIZE, NUM);
+	assert_int_equal(virtio_blk_init(&f->blk, 0, &f->m.mem, &irq, &disk),
+			 0);
+	assert_int_equal(cfg32(f, 0), 100);
+	driver_up(f, V1 | F_FLUSH);
+	out = vqm_buf_new(&f->m, SECTOR, false, 0xab);
+	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 99, &out, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_OK);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(pread(fd, back, SECTOR, 99 * SECTOR), SECTOR);
+	close(fd);
+	for (unsigned int i = 0; i < SECTOR; i++)
+		assert_int_equal(back[i], 0xab);
+	assert_int_equal(req_dwz(f, VIRTIO_BLK_T_WRITE_ZEROES, 99, 1, 0),
+			 VIRTIO_BLK_S_OK);
+	in = wbuf(f, 2 * SECTOR);
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 98, &in, 1, &len),
+			 VIRTIO_BLK_S_OK);
+	assert_int_equal(P(f, in)[0], (98 * SECTOR) % 251);
+	assert_int_equal(P(f, in)[SECTOR], 0);
+	/* the 7-byte tail stays invisible */
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 100, &in, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	/* an image that shrank under us: short read, IOERR */
+	assert_int_equal(truncate(path, 50 * SECTOR), 0);
+	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 60, &in, 1, &len),
+			 VIRTIO_BLK_S_IOERR);
+	virtio_blk_destroy(&f->blk);
+	virtio_blk_file_close(&bf);
+	vqm_free(&f->m);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define TRO(fn) cmocka_unit_test_setup_teardown(fn, setup_ro, teardown)
+#define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_basic, teardown)
+#define TF(fn) cmocka_unit_test_setup_teardown(fn, setup_dir, teardown_dir)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_identity),
+		T(test_config_space),
+		TRO(test_config_ro_and_basic),
+		TB(test_config_ro_and_basic),
+		T(test_out_in_round_trip),
+		T(test_multi_segment),
+		T(test_large_indirect),
+		T(test_several_chains_one_notify),
+		T(test_zero_length_io),
+		T(test_end_of_disk),
+		T(test_sector_overflow),
+		T(test_partial_sector_length),
+		T(test_flush),
+		T(test_writethrough),
+		T(test_get_id),
+		cmocka_unit_test(test_disk_set_id),
+		T(test_discard),
+		T(test_write_zeroes),
+		T(test_dwz_segment_count),
+		TRO(test_read_only),
+		T(test_unknown_type),
+		T(test_short_header),
+		T(test_no_status_byte),
+		T(test_status_is_last_byte),
+		T(test_backend_errors),
+		T(test_broken_queue),
+		T(test_handle_direct),
+		cmocka_unit_test(test_init_errors),
+		TF(test_file_read_write),
+		TF(test_file_lock),
+		TF(test_file_read_only),
+		TF(test_file_zeroes_and_discard),
+		TF(test_file_direct),
+		TF(test_file_errors),
+		TF(test_file_end_to_end),
+	};
+
+	return cmocka_run_group_tests_name("virtio_blk", tests, NULL, NULL);
+}

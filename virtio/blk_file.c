@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/* virtio-blk file and block-device backend; see blk.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "virtio/blk.h"
+#include "vmm/log.h"
+
+static ssize_t blk_file_read(void *opaque, void *buf, size_t len,
+			     uint64_t offset)
+{
+	struct virtio_blk_file *f = opaque;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pread(f->fd, (uint8_t *)buf + done, len - done,
+			  offset + done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break; /* end of file: the image shrank */
+		done += n;
+	}
+	return done;
+}
+
+static ssize_t blk_file_write(void *opaque, const void *buf, size_t len,
+			      uint64_t offset)
+{
+	struct virtio_blk_file *f = opaque;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pwrite(f->fd, (const uint8_t *)buf + done, len - done,
+			   offset + done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		done += n;
+	}
+	return done;
+}
+
+static int blk_file_flush(void *opaque)
+{
+	struct virtio_blk_file *f = opaque;
+
+	return fdatasync(f->fd) ? -errno : 0;
+}
+
+static bool blk_file_unsupported(int err)
+{
+	return err == EOPNOTSUPP || err == ENOSYS;
+}
+
+static int blk_file_fallocate(struct virtio_blk_file *f, int mode,
+			      uint64_t offset, uint64_t len)
+{
+	int ret;
+
+	do {
+		ret = fallocate(f->fd, mode, offset, len);
+	} while (ret && errno == EINTR);
+	return ret ? -errno : 0;
+}
+
+static int blk_file_discard(void *opaque, uint64_t offset, uint64_t len)
+{
+	struct virtio_blk_file *f = opaque;
+	int ret;
+
+	if (f->no_punch_hole)
+		return 0;
+	ret = blk_file_fallocate(f, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				 offset, len);
+	if (ret && blk_file_unsupported(-ret)) {
+		pr_debug("virtio-blk: no hole punching: discard is a no-op");
+		f->no_punch_hole = true;
+		return 0;
+	}
+	return ret;
+}
+
+static int blk_file_write_zeroes(void *opaque, uint64_t offset, uint64_t len)
+{
+	struct virtio_blk_file *f = opaque;
+	ssize_t ret;
+	size_t n;
+
+	if (!f->no_zero_range) {
+		ret = blk_file_fallocate(
+			f, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, offset,
+			len);
+		if (!ret || !blk_file_unsupported(-ret))
+			return ret;
+		pr_debug("virtio-blk: no ZERO_RANGE: writing zeroes");
+		f->no_zero_range = true;
+	}
+	for (uint64_t done = 0; done < len; done += n) {
+		n = len - done < VIRTIO_BLK_BOUNCE_SIZE ?
+			    len - done :
+			    VIRTIO_BLK_BOUNCE_SIZE;
+		ret = blk_file_write(f, f->zeroes, n, offset + done);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+const struct virtio_blk_disk_ops virtio_blk_file_ops = {
+	.read = blk_file_read,
+	.write = blk_file_write,
+	.flush = blk_file_flush,
+	.discard = blk_file_discard,
+	.write_zeroes = blk_file_write_zeroes,
+};
+
+static int blk_file_err(const char *path, const char *what, int err)
+{
+	pr_err("%s: %s disk image: %s", path, what, strerror(-err));
+	return err;
+}
+
+/* Shared lock for readers, exclusive for a writer; -EBUSY on conflict. */
+static int blk_file_lock(struct virtio_blk_file *f, const char *path)
+{
+	struct flock fl = {
+		.l_type = f->read_only ? F_RDLCK : F_WRLCK,
+		.l_whence = SEEK_SET,
+	};
+
+	if (!fcntl(f->fd, F_OFD_SETLK, &fl))
+		return 0;
+	if (errno == EAGAIN || errno == EACCES) {
+		pr_err("%s: disk image is in use by another process or disk",
+		       path);
+		return -EBUSY;
+	}
+	return blk_file_err(path, "cannot lock", -errno);
+}
+
+static int blk_file_size(struct virtio_blk_file *f, const char *path)
+{
+	struct stat st;
+
+	if (fstat(f->fd, &st))
+		return blk_file_err(path, "cannot stat", -errno);
+	if (S_ISREG(st.st_mode)) {
+		f->size = st.st_size;
+		return 0;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		pr_err("%s: not a regular file or block device", path);
+		return -EINVAL;
+	}
+	f->is_blkdev = true;
+	if (ioctl(f->fd, BLKGETSIZE64, &f->size))
+		return blk_file_err(path, "cannot get the size", -errno);
+	return 0;
+}
+
+/* Open flags; a writable block device is claimed with O_EXCL. */
+static int blk_file_flags(const char *path, bool read_only, bool direct)
+{
+	int flags = O_CLOEXEC | O_NONBLOCK | (read_only ? O_RDONLY : O_RDWR);
+	struct stat st;
+
+	if (direct)
+		flags |= O_DIRECT;
+	if (!read_only && !stat(path, &st) && S_ISBLK(st.st_mode))
+		flags |= O_EXCL;
+	return flags;
+}
+
+/* Size, lock, blocking mode and the zero buffer of a freshly opened f. */
+static int blk_file_setup(struct virtio_blk_file *f, const char *path)
+{
+	int ret, fl;
+
+	ret = blk_file_size(f, path);
+	if (!ret)
+		ret = blk_file_lock(f, path);
+	if (ret)
+		return ret;
+	fl = fcntl(f->fd, F_GETFL);
+	if (fl < 0 || fcntl(f->fd, F_SETFL, fl & ~O_NONBLOCK))
+		return blk_file_err(path, "cannot set flags", -errno);
+	if (f->read_only)
+		return 0;
+	f->zeroes =
+		aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN, VIRTIO_BLK_BOUNCE_SIZE);
+	if (!f->zeroes)
+		return blk_file_err(path, "cannot allocate", -ENOMEM);
+	memset(f->zeroes, 0, VIRTIO_BLK_BOUNCE_SIZE);
+	return 0;
+}
+
+int virtio_blk_file_open(struct virtio_blk_file *f, const char *path,
+			 bool read_only, bool direct)
+{
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->read_only = read_only;
+	f->direct = direct;
+	/* O_NONBLOCK: a FIFO given by mistake must not hang the open. */
+	f->fd = open(path, blk_file_flags(path, read_only, direct));
+	if (f->fd < 0)
+		return blk_file_err(
+			path, direct ? "cannot open (O_DIRECT)" : "cannot open",
+			-errno);
+	ret = blk_file_setup(f, path);
+	if (ret)
+		virtio_blk_file_close(f);
+	return ret;
+}
+
+void virtio_blk_file_close(struct virtio_blk_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd); /* drops the OFD lock */
+	f->fd = -1;
+	free(f->zeroes);
+	f->zeroes = NULL;
+}
+
+void virtio_blk_file_disk(struct virtio_blk_file *f, const char *id,
+			  struct virtio_blk_disk *disk)
+{
+	memset(disk, 0, sizeof(*disk));
+	disk->ops = &virtio_blk_file_ops;
+	disk->opaque = f;
+	disk->size = f->size;
+	disk->read_only = f->read_only;
+	virtio_blk_disk_set_id(disk, id);
+}
