@@ -93,7 +93,7 @@ run_case() {
 		tries=${opts#*--aia-retries }
 		tries=${tries%% *}
 		opts=${opts/--aia-retries $tries/}
-		timeout=${E2E_AIA_TIMEOUT:-90}
+		timeout=${E2E_AIA_TIMEOUT:-40}
 	fi
 	for ((attempt = 1; attempt <= tries; attempt++)); do
 		# shellcheck disable=SC2086
