@@ -6,6 +6,7 @@
  * exits or touches globals.
  */
 #include <ctype.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -255,7 +256,7 @@ static const struct cli_choice *choose(struct cli_run *r,
 
 static const struct cli_choice consoles[] = {
 	{ "serial", CONSOLE_SERIAL, true },
-	{ "virtio", CONSOLE_VIRTIO, false },
+	{ "virtio", CONSOLE_VIRTIO, true },
 	{ "hv", CONSOLE_HV, true },
 	{ NULL, 0, false },
 };
@@ -376,17 +377,106 @@ static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	return 0;
 }
 
+/* Copy a -n value into a fixed field; false when it does not fit. */
+static bool nic_copy(char *dst, size_t size, const char *v, size_t n)
+{
+	if (!n || n >= size)
+		return false;
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+	return true;
+}
+
+static bool nic_parse_mac(uint8_t *mac, const char *v, size_t n)
+{
+	unsigned int b[6];
+	char tail;
+	char buf[24];
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	if (sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
+		   &b[3], &b[4], &b[5], &tail) != 6 || (b[0] & 1))
+		return false;
+	for (int i = 0; i < 6; i++)
+		mac[i] = b[i];
+	return true;
+}
+
+static bool nic_parse_ip(char *dst, const char *v, size_t n)
+{
+	struct in_addr a;
+
+	return nic_copy(dst, CONFIG_IP_MAX, v, n) && inet_pton(AF_INET, dst, &a);
+}
+
+/* One "key=value" of -n; false when the key or value is bad. */
+static bool nic_set(struct nic_config *nic, const char *kv, size_t n)
+{
+	const char *eq = memchr(kv, '=', n);
+	size_t klen = eq ? (size_t)(eq - kv) : n, vlen = eq ? n - klen - 1 : 0;
+	const char *v = eq ? eq + 1 : "";
+
+#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(kv, k, klen))
+	if (KEY("mode") && vlen == 3 && !strncmp(v, "tap", 3))
+		return (nic->tap = true);
+	if (KEY("mode") && vlen == 4 && !strncmp(v, "none", 4))
+		return !(nic->tap = false);
+	if (KEY("tapif"))
+		return nic_copy(nic->tapif, sizeof(nic->tapif), v, vlen);
+	if (KEY("guest_mac"))
+		return nic_parse_mac(nic->mac, v, vlen);
+	if (KEY("host_ip"))
+		return nic_parse_ip(nic->host_ip, v, vlen);
+	if (KEY("guest_ip"))
+		return nic_parse_ip(nic->guest_ip, v, vlen);
+	if (KEY("script"))
+		return nic_copy(nic->script, sizeof(nic->script), v, vlen);
+	if (KEY("downscript"))
+		return nic_copy(nic->downscript, sizeof(nic->downscript), v,
+				vlen);
+	if (KEY("trans"))
+		return vlen == 4 && !strncmp(v, "mmio", 4);
+#undef KEY
+	return false;
+}
+
+/* -n mode=tap|none[,tapif=..][,guest_mac=..][,host_ip=..][,guest_ip=..]... */
+static int set_network(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
+		       const char *arg)
+{
+	unsigned int i = r->cfg->nr_nics;
+	struct nic_config *nic = &r->cfg->nics[i];
+	const char *p = arg;
+
+	if (i == CONFIG_MAX_NICS)
+		return cli_err(r, "too many networks (at most %d)",
+			       CONFIG_MAX_NICS);
+	*nic = (struct nic_config){
+		.tap = true,
+		.mac = { 0x02, 0x15, 0x15, 0x15, 0x15, 0x15 + i },
+		.host_ip = "192.168.33.1", .guest_ip = "192.168.33.15",
+		.script = "none", .downscript = "none",
+	};
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (!nic_set(nic, p, n))
+			return cli_err(r, "invalid --network setting '%.*s' in '%s'",
+				       (int)n, p, arg);
+		p += n + (p[n] == ',');
+	}
+	r->cfg->nr_nics++;
+	return 0;
+}
+
 static int set_rng(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		   CLI_UNUSED const char *arg)
 {
 	r->cfg->rng = true;
 	return 0;
-}
-
-static int set_unsupported(struct cli_run *r, const struct cli_opt *o,
-			   CLI_UNUSED const char *arg)
-{
-	return cli_err(r, "--%s is not supported yet", o->name);
 }
 
 static int set_help(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
@@ -421,8 +511,9 @@ static const struct cli_opt cli_opts[] = {
 	      "',ro' read-only and ',direct' O_DIRECT; repeat\n"
 	      "for more disks (/dev/vda, /dev/vdb, ...)") },
 	{ OPT("console", 0, "TYPE", set_console,
-	      "serial (8250 UART, ttyS0) or hv (SBI console,\n"
-	      "hvc0); virtio is not supported yet\n"
+	      "serial (8250 UART, ttyS0), hv (SBI console,\n"
+	      "hvc0) or virtio (virtio-console: hvc0, or hvc1\n"
+	      "if the guest has the SBI hvc driver too)\n"
 	      "(default: serial)") },
 	{ OPT("rng", 0, NULL, set_rng,
 	      "virtio RNG (entropy from the host's getrandom)") },
@@ -447,12 +538,18 @@ static const struct cli_opt cli_opts[] = {
 	  .field = CFG(initrd) },
 	{ OPT("params", 'p', "ARGS", set_string,
 	      "Kernel command line, added after the default\n"
-	      "console=ttyS0 (serial) or console=hvc0 (hv)"),
+	      "console=ttyS0 (serial) or console=hvc0 (hv,\n"
+	      "virtio)"),
 	  .field = CFG(params) },
 
 	{ .help = "Networking options:" },
-	{ OPT("network", 'n', "SPEC", set_unsupported,
-	      "Network (not supported yet)") },
+	{ OPT("network", 'n', "SPEC", set_network,
+	      "virtio-net over a tap: mode=tap|none,\n"
+	      "tapif=NAME, guest_mac=MAC (02:15:15:15:15:15,\n"
+	      "then :16), host_ip=IP (192.168.33.1, given to\n"
+	      "the tap when script=none), guest_ip=IP\n"
+	      "(192.168.33.15), script=PATH|none,\n"
+	      "downscript=PATH|none.  Without -n: no network") },
 
 	{ .help = "Debug options:" },
 	{ OPT("debug", 0, NULL, set_debug, "Same as --loglevel debug") },
@@ -633,7 +730,7 @@ static int cmdline_build(struct cli_run *r)
 	int n;
 
 	if (!cfg->nodefaults)
-		def = cfg->console == CONSOLE_HV ? "console=hvc0" :
+		def = cfg->console != CONSOLE_SERIAL ? "console=hvc0" :
 						   "console=ttyS0";
 	/* kvmtool's rule: a disk and no root= means root=/dev/vda rw. */
 	if (cfg->nr_disks && !strstr(params, "root="))

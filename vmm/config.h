@@ -19,9 +19,23 @@ enum console_type {
 
 #define CONFIG_MAX_CPUS 32
 #define CONFIG_MAX_DISKS 4
+#define CONFIG_MAX_NICS 2
+#define CONFIG_IFNAME_MAX 16	/* IFNAMSIZ */
+#define CONFIG_IP_MAX 16	/* "255.255.255.255" */
 #define CONFIG_PATH_MAX 4096
 
 /* One -d/--disk: path[,ro][,direct]. */
+/* One -n/--network: mode=tap|none and kvmtool's tap options. */
+struct nic_config {
+	bool tap;				/* mode=tap (false: none) */
+	char tapif[CONFIG_IFNAME_MAX];		/* "" = kernel picks */
+	uint8_t mac[6];
+	char host_ip[CONFIG_IP_MAX];
+	char guest_ip[CONFIG_IP_MAX];
+	char script[CONFIG_PATH_MAX];		/* "none" = lkvm sets host_ip */
+	char downscript[CONFIG_PATH_MAX];
+};
+
 struct disk_config {
 	char path[CONFIG_PATH_MAX];
 	bool ro;
@@ -44,6 +58,8 @@ struct vm_config {
 	bool rng;		/* --rng: a virtio-rng device */
 	struct disk_config disks[CONFIG_MAX_DISKS];
 	unsigned int nr_disks;
+	struct nic_config nics[CONFIG_MAX_NICS];
+	unsigned int nr_nics;
 	bool debug;
 	int loglevel;		/* enum log_level */
 

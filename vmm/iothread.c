@@ -82,3 +82,17 @@ void iothread_stop(struct iothread *t)
 	close(t->quit_fd);
 	close(t->epfd);
 }
+
+int iothread_watch(struct iothread *t, int fd, bool on)
+{
+	for (unsigned int i = 0; i < t->nr_fds; i++) {
+		struct epoll_event ev = {
+			.events = on ? EPOLLIN : 0, .data.ptr = &t->fds[i],
+		};
+
+		if (t->fds[i].fd == fd)
+			return epoll_ctl(t->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 ?
+				       -errno : 0;
+	}
+	return -ENOENT;
+}

@@ -8,6 +8,7 @@
 #define RVKVM_IOTHREAD_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #define IOTHREAD_MAX_FDS 16
 
@@ -30,6 +31,8 @@ int iothread_init(struct iothread *t);
 int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
 		 void *opaque);
 int iothread_start(struct iothread *t);
+/* Stop or resume watching fd (added before); safe from any thread. */
+int iothread_watch(struct iothread *t, int fd, bool on);
 /* Stop and join the thread, close the epoll and quit fds. */
 void iothread_stop(struct iothread *t);
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libfdt.h>
+#include <linux/if_tun.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -89,9 +90,14 @@ static size_t hv_read(void *opaque, uint8_t *buf, size_t len)
 /* Offer input to the guest's console; returns how much it took. */
 static size_t console_deliver(struct vm *vm, const uint8_t *buf, size_t len)
 {
-	if (vm->cfg->console == CONSOLE_HV)
+	switch (vm->cfg->console) {
+	case CONSOLE_HV:
 		return console_push(&vm->console, buf, len);
-	return uart8250_receive(&vm->uart, buf, len);
+	case CONSOLE_VIRTIO:
+		return virtio_console_receive(&vm->vcon, buf, len);
+	default:
+		return uart8250_receive(&vm->uart, buf, len);
+	}
 }
 
 /*
@@ -202,8 +208,12 @@ static void uart_irq_set(void *opaque, int level)
 	plic_set_irq(&vm->plic, LAYOUT_UART_IRQ, level);
 }
 
+static void nic_down(struct nic *nic);
+
 static void step_devices_down(struct vm *vm)
 {
+	while (vm->nr_nics)
+		nic_down(&vm->nics[--vm->nr_nics]);
 	while (vm->nr_blk) {
 		vm->nr_blk--;
 		virtio_blk_destroy(&vm->blk[vm->nr_blk]);
@@ -211,6 +221,8 @@ static void step_devices_down(struct vm *vm)
 	}
 	if (vm->cfg->rng)
 		virtio_rng_destroy(&vm->rng);
+	if (vm->cfg->console == CONSOLE_VIRTIO)
+		virtio_console_destroy(&vm->vcon);
 	uart8250_destroy(&vm->uart);
 	plic_destroy(&vm->plic);
 }
@@ -249,6 +261,152 @@ static int virtio_slot_add(struct vm *vm, struct virtio_mmio *transport)
 		pr_err("MMIO map of %s: %s", transport->dev.name,
 		       strerror(-ret));
 	return ret;
+}
+
+/* --- virtio-net over a tap -------------------------------------------------- */
+
+static int nic_tx(void *opaque, const void *buf, size_t len)
+{
+	struct nic *nic = opaque;
+
+	return write(nic->tap.fd, buf, len) == (ssize_t)len ? 0 : -EAGAIN;
+}
+
+/* Deliver the held frame; true when nothing is held any more. */
+static bool nic_flush_held(struct nic *nic)
+{
+	if (!nic->frame_len)
+		return true;
+	if (virtio_net_receive(&nic->net, nic->frame, nic->frame_len) ==
+	    -EAGAIN)
+		return false;
+	nic->frame_len = 0;	/* delivered, or dropped for good */
+	return true;
+}
+
+/*
+ * The guest posted receive buffers (any thread, transport lock held):
+ * wake the I/O thread, which owns the held frame and the tap.
+ */
+static void nic_rx_ready(void *opaque)
+{
+	struct nic *nic = opaque;
+	uint64_t one = 1;
+
+	if (write(nic->wake_fd, &one, sizeof(one)) < 0)
+		pr_once(LOG_WARN, "virtio-net: cannot wake the I/O thread");
+}
+
+/* On the I/O thread: frames from the tap into the guest. */
+static void nic_tap_readable(void *opaque)
+{
+	struct nic *nic = opaque;
+
+	while (nic_flush_held(nic)) {
+		ssize_t n = read(nic->tap.fd, nic->frame,
+				 VIRTIO_NET_FRAME_MAX);
+
+		if (n <= 0)
+			return;
+		nic->frame_len = n;
+	}
+	/* No room in the guest: stop reading until it posts buffers. */
+	iothread_watch(&nic->vm->io, nic->tap.fd, false);
+}
+
+static void nic_woken(void *opaque)
+{
+	struct nic *nic = opaque;
+	uint64_t v;
+
+	if (read(nic->wake_fd, &v, sizeof(v)) != sizeof(v))
+		return;
+	if (nic_flush_held(nic))
+		iothread_watch(&nic->vm->io, nic->tap.fd, true);
+}
+
+static int nic_set_offloads(void *opaque, uint64_t features)
+{
+	struct nic *nic = opaque;
+	unsigned int tun = 0;
+
+	if (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM))
+		tun |= TUN_F_CSUM;
+	if (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4))
+		tun |= TUN_F_TSO4;
+	if (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6))
+		tun |= TUN_F_TSO6;
+	if (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_ECN))
+		tun |= TUN_F_TSO_ECN;
+	return tap_set_offload(&nic->tap, tun);
+}
+
+static const struct virtio_net_backend_ops nic_ops = {
+	.tx = nic_tx,
+	.rx_ready = nic_rx_ready,
+	.set_offloads = nic_set_offloads,
+};
+
+static void nic_down(struct nic *nic)
+{
+	virtio_net_destroy(&nic->net);
+	tap_close(&nic->tap);
+	close(nic->wake_fd);
+	free(nic->frame);
+}
+
+static int nic_up(struct vm *vm, const struct nic_config *cfg)
+{
+	struct nic *nic = &vm->nics[vm->nr_nics];
+	struct virtio_slot *slot = virtio_slot_next(vm);
+	struct virtio_net_backend be = {
+		.ops = &nic_ops, .opaque = nic, .offloads = true,
+	};
+	int ret;
+
+	if (!slot) {
+		pr_err("-n: no free virtio-mmio slot");
+		return -ENOSPC;
+	}
+	*nic = (struct nic){ .vm = vm, .tap.fd = -1 };
+	nic->frame = malloc(VIRTIO_NET_FRAME_MAX);
+	nic->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ret = !nic->frame || nic->wake_fd < 0 ? -ENOMEM :
+						tap_open(&nic->tap, cfg);
+	if (ret) {
+		if (nic->wake_fd >= 0)
+			close(nic->wake_fd);
+		free(nic->frame);
+		return ret;
+	}
+	memcpy(be.mac, cfg->mac, sizeof(be.mac));
+	ret = virtio_net_init(&nic->net, vm->nr_virtio, &vm->mem, &slot->line,
+			      &be);
+	if (ret) {
+		pr_err("cannot set up virtio-net: %s", strerror(-ret));
+		tap_close(&nic->tap);
+		close(nic->wake_fd);
+		free(nic->frame);
+		return ret;
+	}
+	vm->nr_nics++;
+	return virtio_slot_add(vm, &nic->net.vm);
+}
+
+static int vcon_up(struct vm *vm)
+{
+	const struct char_out out = { .write = stdout_write, .opaque = vm };
+	struct virtio_slot *slot = virtio_slot_next(vm);
+	int ret;
+
+	ret = virtio_console_init(&vm->vcon, vm->nr_virtio, &vm->mem,
+				  &slot->line, &out);
+	if (ret) {
+		pr_err("cannot set up virtio-console: %s", strerror(-ret));
+		vm->cfg->console = CONSOLE_SERIAL;
+		return ret;
+	}
+	return virtio_slot_add(vm, &vm->vcon.vm);
 }
 
 static int rng_up(struct vm *vm)
@@ -322,10 +480,15 @@ static int step_devices_up(struct vm *vm)
 				  &uart8250_mmio_ops, &vm->uart);
 	if (ret)
 		pr_err("MMIO map: %s", strerror(-ret));
+	if (!ret && vm->cfg->console == CONSOLE_VIRTIO)
+		ret = vcon_up(vm);
 	if (!ret && vm->cfg->rng)
 		ret = rng_up(vm);
 	for (unsigned int i = 0; !ret && i < vm->cfg->nr_disks; i++)
 		ret = blk_up(vm, &vm->cfg->disks[i]);
+	for (unsigned int i = 0; !ret && i < vm->cfg->nr_nics; i++)
+		if (vm->cfg->nics[i].tap)
+			ret = nic_up(vm, &vm->cfg->nics[i]);
 	if (ret)
 		step_devices_down(vm);	/* the failing part has said why */
 	return ret;
@@ -363,6 +526,12 @@ static int step_iothread_up(struct vm *vm)
 				     virtio_kicked, &vm->virtio[i]);
 		if (ret)
 			vm->nr_virtio = i + (vm->virtio[i].kick_fd >= 0);
+	}
+	for (unsigned int i = 0; !ret && i < vm->nr_nics; i++) {
+		ret = iothread_add(&vm->io, vm->nics[i].tap.fd,
+				   nic_tap_readable, &vm->nics[i]);
+		ret = ret ?: iothread_add(&vm->io, vm->nics[i].wake_fd,
+					  nic_woken, &vm->nics[i]);
 	}
 	ret = ret ?: iothread_start(&vm->io);
 	if (ret) {

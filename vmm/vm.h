@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "iothread.h"
+#include "tap_linux.h"
 #include "console.h"
 #include "guest_mem.h"
 #include "isa.h"
@@ -22,6 +23,8 @@
 #include "devices/plic.h"
 #include "devices/uart8250.h"
 #include "virtio/blk.h"
+#include "virtio/console.h"
+#include "virtio/net.h"
 #include "virtio/rng.h"
 
 struct kvm_run;
@@ -74,6 +77,16 @@ struct vm {
 	struct uart8250 uart;
 	struct irq_line uart_irq;
 	struct virtio_rng rng;		/* with --rng */
+	struct virtio_console vcon;	/* with --console virtio */
+	struct nic {
+		struct vm *vm;
+		struct tap tap;
+		struct virtio_net net;
+		uint8_t *frame;		/* a frame the guest had no room for */
+		size_t frame_len;	/* 0: none held */
+		int wake_fd;		/* rx buffers posted: eventfd */
+	} nics[CONFIG_MAX_NICS];	/* -n mode=tap, in order */
+	unsigned int nr_nics;		/* set up so far */
 	struct virtio_blk blk[CONFIG_MAX_DISKS];	/* -d, in order */
 	struct virtio_blk_file blk_file[CONFIG_MAX_DISKS];
 	unsigned int nr_blk;		/* set up so far */

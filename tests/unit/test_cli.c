@@ -614,20 +614,63 @@ static void test_disks(void **state)
 		   "root=/dev/vda rw");
 }
 
+static void test_networks(void **state)
+{
+	const struct nic_config *n;
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "-n", "mode=tap", "-n",
+			     "mode=tap,tapif=lkvm0,guest_mac=02:aa:bb:cc:dd:ee,"
+			     "host_ip=10.0.0.1,guest_ip=10.0.0.2,script=/s,"
+			     "downscript=/d,trans=mmio",
+			     "Image"));
+	assert_int_equal(r->cfg.nr_nics, 2);
+	n = &r->cfg.nics[0];
+	assert_true(n->tap);
+	assert_memory_equal(n->mac, "\x02\x15\x15\x15\x15\x15", 6);
+	assert_string_equal(n->host_ip, "192.168.33.1");
+	assert_string_equal(n->guest_ip, "192.168.33.15");
+	assert_string_equal(n->script, "none");
+	assert_string_equal(n->tapif, "");
+	n = &r->cfg.nics[1];
+	assert_string_equal(n->tapif, "lkvm0");
+	assert_memory_equal(n->mac, "\x02\xaa\xbb\xcc\xdd\xee", 6);
+	assert_string_equal(n->host_ip, "10.0.0.1");
+	assert_string_equal(n->guest_ip, "10.0.0.2");
+	assert_string_equal(n->script, "/s");
+	assert_string_equal(n->downscript, "/d");
+	res_free(r);
+	/* A second NIC gets the next MAC; mode=none is accepted. */
+	r = expect_run(parse("run", "-n", "mode=none", "-n", "mode=tap",
+			     "Image"));
+	assert_false(r->cfg.nics[0].tap);
+	assert_memory_equal(r->cfg.nics[1].mac, "\x02\x15\x15\x15\x15\x16", 6);
+	res_free(r);
+	expect_error(parse("run", "-n", "mode=user", "Image"),
+		     "invalid --network setting 'mode=user' in 'mode=user'");
+	expect_error(parse("run", "-n", "mode=tap,guest_mac=01:00:00:00:00:01",
+			   "Image"),
+		     "invalid --network setting 'guest_mac=01:00:00:00:00:01' in 'mode=tap,guest_mac=01:00:00:00:00:01'");
+	expect_error(parse("run", "-n", "host_ip=1.2.3", "Image"),
+		     "invalid --network setting 'host_ip=1.2.3' in 'host_ip=1.2.3'");
+	expect_error(parse("run", "-n", "tapif=0123456789abcdef", "Image"),
+		     "invalid --network setting 'tapif=0123456789abcdef' in 'tapif=0123456789abcdef'");
+	expect_error(parse("run", "-n", "mode=tap", "-n", "mode=tap", "-n",
+			   "mode=tap", "Image"),
+		     "too many networks (at most 2)");
+}
+
 static void test_not_supported_yet(void **state)
 {
 	struct res *r;
 
 	(void)state;
-	expect_error(parse("run", "-n", "mode=tap", "Image"),
-		     "--network is not supported yet");
-	expect_error(parse("run", "--network", "none", "Image"),
-		     "--network is not supported yet");
 	r = expect_run(parse("run", "--rng", "Image"));
 	assert_true(r->cfg.rng);
 	res_free(r);
-	expect_error(parse("run", "--console", "virtio", "Image"),
-		     "--console virtio is not supported yet");
+	cmdline_is(parse("run", "--console", "virtio", "Image"),
+		   "console=hvc0");
 	expect_error(parse("run", "--virtio-transport", "pci", "Image"),
 		     "--virtio-transport pci is not supported yet");
 	expect_error(parse("run", "--virtio-transport=pci-legacy", "Image"),
@@ -1010,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),
 		cmocka_unit_test(test_disks),
+		cmocka_unit_test(test_networks),
 		cmocka_unit_test(test_not_supported_yet),
 		cmocka_unit_test(test_loglevel),
 		cmocka_unit_test(test_disable_ext),

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz the virtio-net device behind its virtio-mmio transport: a hostile
+ * driver's rx and tx rings and chains over a fake guest RAM (64 KiB at
+ * guest address 0, heap-allocated so ASan sees any access outside it),
+ * interleaved with frames of fuzz-chosen sizes and headers arriving from
+ * the backend.
+ *
+ * Input:  [cfg: 4 bytes] [ops_len: u16] [ops: ops_len bytes] [RAM image]
+ *   cfg[0]  bit 0 MRG_RXBUF, bit 1 EVENT_IDX, bit 2 INDIRECT_DESC,
+ *           bit 3 offload backend and every offload negotiated,
+ *           bit 4 every third backend tx fails, bit 5 backend without
+ *           rx_ready / set_offloads, bit 6 rx_ready retries a held frame
+ *   cfg[1]  rx queue size 1 << (cfg[1] % 9)
+ *   cfg[2]  tx queue size 1 << (cfg[2] % 9)
+ *   cfg[3]  frame content seed
+ * Rings: rx at 0, tx at 0x2000 (descriptors, avail right after them, used
+ * at the next 4-byte boundary); the RAM image fills them.  Ops (first
+ * byte % 8):
+ *   0  notify tx          1  notify rx
+ *   2  publish [head: u16] on rx    3  ... on tx
+ *   4  guest poke [u16 offset] [u8 len] [bytes]
+ *   5  receive [u16 len] [u8 flags] [u8 gso_type]: a frame of
+ *      len bytes when len < 0x8000, else around VIRTIO_NET_FRAME_MAX
+ *   6  interrupt ack and a config read [u8 offset]
+ *   7  device reset, driver set-up again
+ * Checked: the backend only sees frames in [12, FRAME_MAX]; receive
+ * returns one of its documented codes and 0 publishes used entries; a
+ * broken queue means NEEDS_RESET; the line follows InterruptStatus; the
+ * config space never changes.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtio/mmio.h"
+#include "virtio/net.h"
+#include "vmm/log.h"
+
+#define RAM_SIZE 0x10000
+#define TX_RINGS 0x2000
+
+#define CHECK(cond)                       \
+	do {                              \
+		if (!(cond))              \
+			__builtin_trap(); \
+	} while (0)
+
+struct fuzz_ring {
+	uint32_t num;
+	uint64_t desc, avail, used;
+};
+
+struct fuzz_ctx {
+	struct guest_mem mem;
+	struct virtio_net net;
+	struct fuzz_ring rx, tx;
+	uint64_t features;
+	bool tx_fail, retry;
+	unsigned int tx_calls;
+	uint8_t seed;
+	uint8_t *frame; /* VIRTIO_NET_FRAME_MAX + 16 bytes */
+	size_t held_len; /* a frame that got -EAGAIN, 0 if none */
+	const uint8_t *p, *end;
+};
+
+static const uint8_t fuzz_mac[6] = { 0x02, 0x15, 0x15, 0x15, 0x15, 0x15 };
+
+/* --- the backend --------------------------------------------------------- */
+
+static int fuzz_check_rx_ret(int ret)
+{
+	CHECK(ret == 0 || ret == -EAGAIN || ret == -ENETDOWN ||
+	      ret == -EMSGSIZE || ret == -EPROTO || ret == -EIO);
+	return ret;
+}
+
+static int fuzz_tx(void *opaque, const void *buf, size_t len)
+{
+	struct fuzz_ctx *c = opaque;
+	const volatile uint8_t *b = buf;
+
+	CHECK(len >= VIRTIO_NET_HDR_SIZE && len <= VIRTIO_NET_FRAME_MAX);
+	(void)b[0];
+	(void)b[len - 1];
+	return c->tx_fail && ++c->tx_calls % 3 == 0 ? -ENOBUFS : 0;
+}
+
+static void fuzz_rx_ready(void *opaque)
+{
+	struct fuzz_ctx *c = opaque;
+	int ret;
+
+	if (!c->retry || !c->held_len)
+		return;
+	ret = fuzz_check_rx_ret(
+		virtio_net_receive_locked(&c->net, c->frame, c->held_len));
+	if (ret != -EAGAIN)
+		c->held_len = 0;
+}
+
+static int fuzz_set_offloads(void *opaque, uint64_t features)
+{
+	struct fuzz_ctx *c = opaque;
+
+	CHECK(!(features & ~c->features));
+	return 0;
+}
+
+static const struct virtio_net_backend_ops fuzz_ops = {
+	.tx = fuzz_tx,
+	.rx_ready = fuzz_rx_ready,
+	.set_offloads = fuzz_set_offloads,
+};
+
+static const struct virtio_net_backend_ops fuzz_ops_tx_only = {
+	.tx = fuzz_tx,
+};
+
+/* --- the driver ---------------------------------------------------------- */
+
+static uint8_t fuzz_u8(struct fuzz_ctx *c)
+{
+	return c->p < c->end ? *c->p++ : 0;
+}
+
+static uint16_t fuzz_u16(struct fuzz_ctx *c)
+{
+	uint16_t lo = fuzz_u8(c);
+
+	return lo | fuzz_u8(c) << 8;
+}
+
+static uint32_t fuzz_reg_read(struct fuzz_ctx *c, uint64_t off,
+			      unsigned int len)
+{
+	uint8_t d[4] = { 0xee, 0xee, 0xee, 0xee };
+
+	virtio_mmio_ops.read(&c->net.vm, off, d, len);
+	return mmio_data_get(d, len);
+}
+
+static void fuzz_reg_write(struct fuzz_ctx *c, uint64_t off, uint32_t v)
+{
+	uint8_t d[4];
+
+	mmio_data_put(d, 4, v);
+	virtio_mmio_ops.write(&c->net.vm, off, d, 4);
+}
+
+static void fuzz_queue_up(struct fuzz_ctx *c, unsigned int q,
+			  const struct fuzz_ring *r)
+{
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_SEL, q);
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NUM, r->num);
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_DESC_LOW, r->desc);
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_DRIVER_LOW, r->avail);
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_DEVICE_LOW, r->used);
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_READY, 1);
+}
+
+static void fuzz_driver_up(struct fuzz_ctx *c)
+{
+	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 0);
+	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 1);
+	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 3);
+	fuzz_reg_write(c, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
+	fuzz_reg_write(c, VIRTIO_MMIO_DRIVER_FEATURES, c->features >> 32);
+	fuzz_reg_write(c, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
+	fuzz_reg_write(c, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)c->features);
+	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 11);
+	fuzz_queue_up(c, VIRTIO_NET_RXQ, &c->rx);
+	fuzz_queue_up(c, VIRTIO_NET_TXQ, &c->tx);
+	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 15);
+	CHECK(fuzz_reg_read(c, VIRTIO_MMIO_STATUS, 4) == 15);
+	c->held_len = 0;
+}
+
+/* Put head into the next avail slot of r and bump avail->idx. */
+static void fuzz_publish(struct fuzz_ctx *c, const struct fuzz_ring *r)
+{
+	uint16_t head = fuzz_u16(c) % r->num;
+	uint8_t *a = c->mem.host + r->avail;
+	uint16_t idx = mmio_data_get(a + 2, 2);
+
+	mmio_data_put(a + 4 + 2 * (idx % r->num), 2, head);
+	mmio_data_put(a + 2, 2, (uint16_t)(idx + 1));
+}
+
+static void fuzz_poke(struct fuzz_ctx *c)
+{
+	uint16_t off = fuzz_u16(c);
+	size_t len = fuzz_u8(c), avail = c->end - c->p;
+
+	if (len > avail)
+		len = avail;
+	if (len > (size_t)(RAM_SIZE - off))
+		len = RAM_SIZE - off;
+	memcpy(c->mem.host + off, c->p, len);
+	c->p += len;
+}
+
+static void fuzz_receive(struct fuzz_ctx *c)
+{
+	size_t len = fuzz_u16(c);
+	uint8_t flags = fuzz_u8(c), gso = fuzz_u8(c);
+	const struct virtqueue *vq = &c->net.vm.queues[VIRTIO_NET_RXQ];
+	uint16_t used_before = vq->used_idx;
+	int ret;
+
+	/* mostly small frames, sometimes past the maximum */
+	if (len & 0x8000)
+		len = VIRTIO_NET_FRAME_MAX - 8 + (len & 0xf);
+	for (size_t i = 0; i < len; i++)
+		c->frame[i] = (uint8_t)(i * 13 + c->seed);
+	if (len >= 2) {
+		c->frame[VIRTIO_NET_HDR_FLAGS] = flags;
+		c->frame[VIRTIO_NET_HDR_GSO_TYPE] = gso;
+	}
+	ret = fuzz_check_rx_ret(virtio_net_receive(&c->net, c->frame, len));
+	if (ret == 0)
+		CHECK(vq->used_idx != used_before);
+	else if (ret != -EIO)
+		CHECK(vq->used_idx == used_before);
+	c->held_len = ret == -EAGAIN ? len : 0;
+}
+
+static void fuzz_config(struct fuzz_ctx *c)
+{
+	uint32_t off = fuzz_u8(c) % 12;
+
+	fuzz_reg_write(c, VIRTIO_MMIO_INTERRUPT_ACK, 3);
+	if (off < 6)
+		CHECK(fuzz_reg_read(c, VIRTIO_MMIO_CONFIG + off, 1) ==
+		      fuzz_mac[off]);
+	else if (off < 10)
+		CHECK(fuzz_reg_read(c, VIRTIO_MMIO_CONFIG + off, 1) ==
+		      (off == 6 || off == 8));
+	else
+		CHECK(fuzz_reg_read(c, VIRTIO_MMIO_CONFIG + off, 1) == 0);
+}
+
+static void fuzz_invariants(const struct fuzz_ctx *c)
+{
+	const struct virtio_mmio *vm = &c->net.vm;
+
+	for (unsigned int q = 0; q < 2; q++)
+		if (vm->queues[q].broken)
+			CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	CHECK((vm->isr != 0) == vm->irq_level);
+}
+
+static void fuzz_op(struct fuzz_ctx *c)
+{
+	switch (fuzz_u8(c) % 8) {
+	case 0:
+		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_TXQ);
+		break;
+	case 1:
+		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_RXQ);
+		break;
+	case 2:
+		fuzz_publish(c, &c->rx);
+		break;
+	case 3:
+		fuzz_publish(c, &c->tx);
+		break;
+	case 4:
+		fuzz_poke(c);
+		break;
+	case 5:
+		fuzz_receive(c);
+		break;
+	case 6:
+		fuzz_config(c);
+		break;
+	default:
+		fuzz_driver_up(c);
+	}
+	fuzz_invariants(c);
+}
+
+/* --- set-up -------------------------------------------------------------- */
+
+static void fuzz_ring_at(struct fuzz_ring *r, uint64_t base, uint8_t sel)
+{
+	r->num = 1u << (sel % 9);
+	r->desc = base;
+	r->avail = base + 16ULL * r->num;
+	r->used = (r->avail + 6 + 2ULL * r->num + 3) & ~3ULL;
+}
+
+static void fuzz_configure(struct fuzz_ctx *c, const uint8_t *cfg)
+{
+	c->features = VIRTIO_BIT(VIRTIO_F_VERSION_1) |
+		      VIRTIO_BIT(VIRTIO_NET_F_MAC) |
+		      VIRTIO_BIT(VIRTIO_NET_F_STATUS);
+	if (cfg[0] & 1)
+		c->features |= VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
+	if (cfg[0] & 2)
+		c->features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+	if (cfg[0] & 4)
+		c->features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
+	if ((cfg[0] & 8) && !(cfg[0] & 0x20))
+		c->features |= VIRTIO_NET_OFFLOAD_FEATURES;
+	c->tx_fail = cfg[0] & 0x10;
+	c->retry = cfg[0] & 0x40;
+	c->seed = cfg[3];
+	fuzz_ring_at(&c->rx, 0, cfg[1]);
+	fuzz_ring_at(&c->tx, TX_RINGS, cfg[2]);
+}
+
+static void fuzz_init_net(struct fuzz_ctx *c, const uint8_t *cfg)
+{
+	struct virtio_net_backend be = {
+		.ops = (cfg[0] & 0x20) ? &fuzz_ops_tx_only : &fuzz_ops,
+		.opaque = c,
+		.offloads = (cfg[0] & 8) && !(cfg[0] & 0x20),
+	};
+	const struct irq_line irq = { 0 };
+
+	memcpy(be.mac, fuzz_mac, sizeof(fuzz_mac));
+	CHECK(virtio_net_init(&c->net, 0, &c->mem, &irq, &be) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_ctx *c;
+	size_t ops_len, img;
+
+	log_level = -1;
+	if (size < 6)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	CHECK(c);
+	c->mem.size = RAM_SIZE;
+	c->mem.host = calloc(1, RAM_SIZE);
+	c->frame = malloc(VIRTIO_NET_FRAME_MAX + 16);
+	CHECK(c->mem.host && c->frame);
+	fuzz_configure(c, data);
+	fuzz_init_net(c, data);
+	ops_len = data[4] | data[5] << 8;
+	if (ops_len > size - 6)
+		ops_len = size - 6;
+	img = size - 6 - ops_len;
+	memcpy(c->mem.host, data + 6 + ops_len,
+	       img < RAM_SIZE ? img : RAM_SIZE);
+	fuzz_driver_up(c);
+
+	c->p = data + 6;
+	c->end = c->p + ops_len;
+	while (c->p < c->end)
+		fuzz_op(c);
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_TXQ);
+	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_RXQ);
+	fuzz_invariants(c);
+
+	virtio_net_destroy(&c->net);
+	free(c->frame);
+	free(c->mem.host);
+	free(c);
+	return 0;
+}

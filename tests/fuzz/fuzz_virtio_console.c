@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz the virtio-console device through its transport: a hostile driver
+ * whose rings (placement, size, contents) live in a 64 KiB fake guest RAM
+ * at guest address 0 (heap-allocated, so ASan sees any access outside it)
+ * that starts as a copy of the input's tail, interleaved with transmit
+ * notifications, host input deliveries from the "input thread" and
+ * emergency writes.
+ *
+ * Input:  [ops_len: u16] [ops: ops_len bytes] [RAM image]
+ * Ops (first byte % 8):
+ *   0  driver setup [features: u8] [per queue: num: u8, desc, avail,
+ *      used: u16 each]: reset, negotiate, both queues, DRIVER_OK
+ *   1  transmit notification (QueueNotify 1)
+ *   2  host input [len: u8]: offer len bytes of a counter stream
+ *   3  emergency write [char: u8] [size sel: u8]
+ *   4  guest poke [u16 offset] [u8 len] [bytes]
+ *   5  register write [reg: u8, * 4] [value: u32] / receiveq notification
+ *   6  config space read [offset: u8 % 16] [size sel: u8]
+ *   7  system reset
+ * After every op the device's and transport's invariants are checked.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtio/console.h"
+#include "vmm/log.h"
+
+#define RAM_SIZE 0x10000
+
+#define CHECK(cond)                       \
+	do {                              \
+		if (!(cond))              \
+			__builtin_trap(); \
+	} while (0)
+
+struct fuzz_ctx {
+	struct guest_mem mem;
+	struct virtio_console con;
+	int level;
+	uint64_t out_bytes;
+	uint8_t last_out;
+	uint8_t rx_counter; /* the host input stream's next byte */
+	unsigned int wakes;
+	const uint8_t *p, *end;
+};
+
+static void fuzz_irq_set(void *opaque, int level)
+{
+	struct fuzz_ctx *c = opaque;
+
+	CHECK(level == 0 || level == 1);
+	CHECK(level != c->level); /* edges only */
+	c->level = level;
+}
+
+static void fuzz_out(void *opaque, const uint8_t *buf, size_t len)
+{
+	struct fuzz_ctx *c = opaque;
+
+	CHECK(buf && len > 0 && len <= VIRTIO_CONSOLE_TX_PIECE);
+	c->out_bytes += len;
+	c->last_out = buf[len - 1];
+}
+
+static void fuzz_wake(void *opaque)
+{
+	struct fuzz_ctx *c = opaque;
+
+	c->wakes++;
+}
+
+static uint8_t fuzz_u8(struct fuzz_ctx *c)
+{
+	return c->p < c->end ? *c->p++ : 0;
+}
+
+static uint16_t fuzz_u16(struct fuzz_ctx *c)
+{
+	uint16_t v = fuzz_u8(c);
+
+	return v | fuzz_u8(c) << 8;
+}
+
+static uint32_t fuzz_u32(struct fuzz_ctx *c)
+{
+	uint32_t v = fuzz_u16(c);
+
+	return v | (uint32_t)fuzz_u16(c) << 16;
+}
+
+static unsigned int fuzz_size(struct fuzz_ctx *c)
+{
+	static const unsigned int sizes[] = { 1, 2, 4 };
+
+	return sizes[fuzz_u8(c) % 3];
+}
+
+static uint32_t fuzz_read(struct fuzz_ctx *c, uint64_t off, unsigned int len)
+{
+	uint8_t d[8];
+
+	memset(d, 0xee, sizeof(d));
+	virtio_mmio_ops.read(&c->con.vm, off, d, len);
+	return mmio_data_get(d, len);
+}
+
+static void fuzz_write(struct fuzz_ctx *c, uint64_t off, uint32_t v,
+		       unsigned int len)
+{
+	uint8_t d[8];
+
+	mmio_data_put(d, len, v);
+	virtio_mmio_ops.write(&c->con.vm, off, d, len);
+}
+
+static bool fuzz_live(const struct fuzz_ctx *c)
+{
+	uint32_t s = c->con.vm.status;
+
+	return (s & VIRTIO_STATUS_DRIVER_OK) &&
+	       !(s & (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED));
+}
+
+static void fuzz_queue(struct fuzz_ctx *c, uint32_t q)
+{
+	uint8_t n = fuzz_u8(c);
+	/* mostly powers of two up to 256, sometimes anything */
+	uint32_t num = n & 0x80 ? n : 1u << (n % 9);
+
+	fuzz_write(c, VIRTIO_MMIO_QUEUE_SEL, q, 4);
+	fuzz_write(c, VIRTIO_MMIO_QUEUE_NUM, num, 4);
+	fuzz_write(c, VIRTIO_MMIO_QUEUE_DESC_LOW, fuzz_u16(c), 4);
+	fuzz_write(c, VIRTIO_MMIO_QUEUE_DRIVER_LOW, fuzz_u16(c), 4);
+	fuzz_write(c, VIRTIO_MMIO_QUEUE_DEVICE_LOW, fuzz_u16(c), 4);
+	fuzz_write(c, VIRTIO_MMIO_QUEUE_READY, 1, 4);
+}
+
+static void fuzz_setup(struct fuzz_ctx *c)
+{
+	uint8_t f = fuzz_u8(c);
+	uint32_t lo = VIRTIO_BIT(VIRTIO_CONSOLE_F_EMERG_WRITE);
+
+	if (f & 1)
+		lo |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
+	if (f & 2)
+		lo |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+	fuzz_write(c, VIRTIO_MMIO_STATUS, 0, 4);
+	fuzz_write(c, VIRTIO_MMIO_STATUS, VIRTIO_STATUS_ACKNOWLEDGE, 4);
+	fuzz_write(c, VIRTIO_MMIO_STATUS, 3, 4);
+	fuzz_write(c, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1, 4);
+	fuzz_write(c, VIRTIO_MMIO_DRIVER_FEATURES, 1, 4); /* VERSION_1 */
+	fuzz_write(c, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0, 4);
+	fuzz_write(c, VIRTIO_MMIO_DRIVER_FEATURES, lo, 4);
+	fuzz_write(c, VIRTIO_MMIO_STATUS, 0xb, 4);
+	CHECK(c->con.vm.status == 0xb);
+	fuzz_queue(c, VIRTIO_CONSOLE_RX_QUEUE);
+	fuzz_queue(c, VIRTIO_CONSOLE_TX_QUEUE);
+	fuzz_write(c, VIRTIO_MMIO_STATUS, 0xf, 4);
+}
+
+static void fuzz_rx(struct fuzz_ctx *c)
+{
+	uint8_t buf[256];
+	size_t len = fuzz_u8(c), got;
+	uint16_t used_before =
+		c->con.vm.queues[VIRTIO_CONSOLE_RX_QUEUE].used_idx;
+	bool live = fuzz_live(c);
+
+	for (size_t i = 0; i < len; i++)
+		buf[i] = c->rx_counter + i;
+	got = virtio_console_receive(&c->con, buf, len);
+	CHECK(got <= len);
+	if (!live || !len)
+		CHECK(got == 0);
+	if (!live)
+		CHECK(c->con.vm.queues[VIRTIO_CONSOLE_RX_QUEUE].used_idx ==
+		      used_before);
+	c->rx_counter += got; /* the rest is offered again */
+}
+
+static void fuzz_emerg(struct fuzz_ctx *c)
+{
+	uint8_t ch = fuzz_u8(c);
+	uint64_t before = c->out_bytes;
+
+	fuzz_write(c, VIRTIO_MMIO_CONFIG + VIRTIO_CONSOLE_CFG_EMERG_WR,
+		   0xabcd00 | ch, fuzz_size(c));
+	CHECK(c->out_bytes == before + 1 && c->last_out == ch);
+}
+
+static void fuzz_poke(struct fuzz_ctx *c)
+{
+	uint16_t off = fuzz_u16(c);
+	size_t len = fuzz_u8(c), avail = c->end - c->p;
+
+	if (len > avail)
+		len = avail;
+	if (len > (size_t)(RAM_SIZE - off))
+		len = RAM_SIZE - off;
+	memcpy(c->mem.host + off, c->p, len);
+	c->p += len;
+}
+
+static void fuzz_reg(struct fuzz_ctx *c)
+{
+	uint8_t reg = fuzz_u8(c);
+	uint32_t v = fuzz_u32(c);
+
+	if (reg == VIRTIO_MMIO_QUEUE_NOTIFY / 4)
+		v &= 3; /* mostly queues that exist */
+	fuzz_write(c, reg * 4, v, 4);
+}
+
+static void fuzz_config(struct fuzz_ctx *c)
+{
+	uint32_t off = fuzz_u8(c) % 16;
+	unsigned int len = fuzz_size(c);
+	uint32_t v = fuzz_read(c, VIRTIO_MMIO_CONFIG + off, len);
+	uint8_t expect[16] = { [VIRTIO_CONSOLE_CFG_MAX_NR_PORTS] = 1 };
+
+	if (off + len > VIRTIO_CONSOLE_CONFIG_SIZE)
+		CHECK(v == 0);
+	else
+		CHECK(v == mmio_data_get(expect + off, len));
+}
+
+static void fuzz_invariants(const struct fuzz_ctx *c)
+{
+	const struct virtio_mmio *vm = &c->con.vm;
+
+	CHECK(vm->irq_level == c->level);
+	CHECK(c->level == (vm->isr != 0));
+	CHECK(!(vm->isr & ~3u));
+	for (unsigned int q = 0; q < VIRTIO_CONSOLE_NUM_QUEUES; q++) {
+		const struct virtqueue *vq = &vm->queues[q];
+
+		if (vq->ready)
+			CHECK(vq->num && vq->num <= VIRTIO_CONSOLE_QUEUE_SIZE &&
+			      !(vq->num & (vq->num - 1)));
+		if (vq->broken)
+			CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	}
+}
+
+static void fuzz_op(struct fuzz_ctx *c)
+{
+	uint8_t op = fuzz_u8(c) % 8;
+	uint64_t out_before = c->out_bytes;
+
+	switch (op) {
+	case 0:
+		fuzz_setup(c);
+		break;
+	case 1:
+		fuzz_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_CONSOLE_TX_QUEUE,
+			   4);
+		break;
+	case 2:
+		fuzz_rx(c);
+		break;
+	case 3:
+		fuzz_emerg(c);
+		break;
+	case 4:
+		fuzz_poke(c);
+		break;
+	case 5:
+		fuzz_reg(c);
+		break;
+	case 6:
+		fuzz_config(c);
+		break;
+	default:
+		virtio_mmio_ops.reset(&c->con.vm);
+		CHECK(c->con.vm.status == 0 && c->level == 0);
+		break;
+	}
+	/* only transmit notifications and emergency writes produce output */
+	if (op != 1 && op != 3 && op != 5 && op != 0)
+		CHECK(c->out_bytes == out_before);
+	fuzz_invariants(c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fuzz_ctx *c;
+	struct irq_line irq = { .set = fuzz_irq_set };
+	struct char_out out = { .write = fuzz_out };
+	size_t ops_len, img;
+
+	log_level = -1;
+	if (size < 2)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	CHECK(c);
+	c->mem.size = RAM_SIZE;
+	c->mem.host = calloc(1, RAM_SIZE);
+	CHECK(c->mem.host);
+	irq.opaque = c;
+	out.opaque = c;
+	CHECK(virtio_console_init(&c->con, 0, &c->mem, &irq, &out) == 0);
+	virtio_console_set_rx_wake(&c->con, fuzz_wake, c);
+	ops_len = data[0] | data[1] << 8;
+	if (ops_len > size - 2)
+		ops_len = size - 2;
+	img = size - 2 - ops_len;
+	memcpy(c->mem.host, data + 2 + ops_len,
+	       img < RAM_SIZE ? img : RAM_SIZE);
+
+	c->p = data + 2;
+	c->end = c->p + ops_len;
+	while (c->p < c->end)
+		fuzz_op(c);
+
+	virtio_mmio_ops.reset(&c->con.vm);
+	CHECK(c->level == 0);
+	CHECK(virtio_console_receive(&c->con, "x", 1) == 0);
+	virtio_console_destroy(&c->con);
+	free(c->mem.host);
+	free(c);
+	return 0;
+}

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/* virtio-console device core, single port; see console.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "virtio/console.h"
+#include "vmm/log.h"
+
+/*
+ * Lock held.  May the device use its queues (§3.1.1: not before
+ * DRIVER_OK; not once it needs a reset or the driver gave up)?  The
+ * transport keeps this private; notify() only runs when it holds, but
+ * virtio_console_receive() comes from outside and must check it itself.
+ */
+static bool vcon_live_locked(const struct virtio_console *con)
+{
+	uint32_t s = con->vm.status;
+
+	return (s & VIRTIO_STATUS_DRIVER_OK) &&
+	       !(s & (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED));
+}
+
+static void vcon_output(struct virtio_console *con, const uint8_t *buf,
+			size_t len)
+{
+	if (len)
+		con->out.write(con->out.opaque, buf, len);
+}
+
+/* Copy the current chain's readable bytes to the output, piece by piece. */
+static void vcon_tx_chain(struct virtio_console *con)
+{
+	struct virtq_reader r;
+	size_t n;
+
+	virtq_reader_init(&r, &con->chain);
+	while ((n = virtq_reader_read(&r, con->bounce, sizeof(con->bounce))))
+		vcon_output(con, con->bounce, n);
+}
+
+static void vcon_tx(struct virtio_console *con, struct virtqueue *vq)
+{
+	bool pushed = false;
+	int ret;
+
+	while ((ret = virtq_pop(vq, &con->chain)) > 0) {
+		vcon_tx_chain(con);
+		if (virtq_push(vq, con->chain.head, 0))
+			break;
+		pushed = true;
+	}
+	if (pushed || ret < 0)
+		virtio_mmio_signal_used(&con->vm, VIRTIO_CONSOLE_TX_QUEUE);
+}
+
+static void vcon_notify(void *opaque, unsigned int q)
+{
+	struct virtio_console *con = opaque;
+	struct virtqueue *vq = virtio_mmio_queue(&con->vm, q);
+
+	if (q == VIRTIO_CONSOLE_TX_QUEUE)
+		vcon_tx(con, vq);
+	else if (con->rx_wake)
+		con->rx_wake(con->rx_wake_opaque);
+}
+
+/* Lock held.  Place buf into receive chains; returns the bytes placed. */
+static size_t vcon_rx_locked(struct virtio_console *con, const uint8_t *buf,
+			     size_t len)
+{
+	struct virtqueue *vq =
+		virtio_mmio_queue(&con->vm, VIRTIO_CONSOLE_RX_QUEUE);
+	struct virtq_writer w;
+	unsigned int chains = 0;
+	size_t done = 0;
+	int ret = 0;
+
+	while (done < len && chains < VIRTIO_CONSOLE_QUEUE_SIZE &&
+	       (ret = virtq_pop(vq, &con->chain)) > 0) {
+		virtq_writer_init(&w, &con->chain);
+		if (!virtq_writer_remaining(&w))
+			pr_guest_once("virtio-console: receive buffer "
+				      "without writable part");
+		virtq_writer_write(&w, buf + done, len - done);
+		if (virtq_push(vq, con->chain.head, virtq_writer_written(&w)))
+			break;
+		done += virtq_writer_written(&w);
+		chains++;
+	}
+	if (chains || ret < 0)
+		virtio_mmio_signal_used(&con->vm, VIRTIO_CONSOLE_RX_QUEUE);
+	return done;
+}
+
+size_t virtio_console_receive(struct virtio_console *con, const void *buf,
+			      size_t len)
+{
+	size_t done = 0;
+
+	if (!len)
+		return 0;
+	virtio_mmio_lock(&con->vm);
+	if (vcon_live_locked(con))
+		done = vcon_rx_locked(con, buf, len);
+	virtio_mmio_unlock(&con->vm);
+	return done;
+}
+
+void virtio_console_set_rx_wake(struct virtio_console *con,
+				void (*wake)(void *opaque), void *opaque)
+{
+	virtio_mmio_lock(&con->vm);
+	con->rx_wake = wake;
+	con->rx_wake_opaque = opaque;
+	virtio_mmio_unlock(&con->vm);
+}
+
+static void vcon_config_read(void *opaque, uint32_t offset, void *data,
+			     unsigned int len)
+{
+	struct virtio_console *con = opaque;
+
+	memcpy(data, con->config + offset, len);
+}
+
+static void vcon_config_write(void *opaque, uint32_t offset, const void *data,
+			      unsigned int len)
+{
+	struct virtio_console *con = opaque;
+	uint8_t c;
+
+	if (offset != VIRTIO_CONSOLE_CFG_EMERG_WR) {
+		pr_guest_once("virtio-console: %u-byte config write at %u", len,
+			      offset);
+		return;
+	}
+	c = mmio_data_get(data, len);
+	vcon_output(con, &c, 1);
+}
+
+static const struct virtio_dev_ops vcon_dev_ops = {
+	.notify = vcon_notify,
+	.config_read = vcon_config_read,
+	.config_write = vcon_config_write,
+};
+
+int virtio_console_init(struct virtio_console *con, unsigned int slot,
+			const struct guest_mem *mem, const struct irq_line *irq,
+			const struct char_out *out)
+{
+	const struct virtio_dev dev = {
+		.name = "virtio-console",
+		.ops = &vcon_dev_ops,
+		.opaque = con,
+		.device_id = VIRTIO_ID_CONSOLE,
+		.features = VIRTIO_BIT(VIRTIO_CONSOLE_F_EMERG_WRITE),
+		.num_queues = VIRTIO_CONSOLE_NUM_QUEUES,
+		.queue_num_max = VIRTIO_CONSOLE_QUEUE_SIZE,
+		.config_size = VIRTIO_CONSOLE_CONFIG_SIZE,
+	};
+
+	if (!out || !out->write)
+		return -EINVAL;
+	con->out = *out;
+	con->rx_wake = NULL;
+	con->rx_wake_opaque = NULL;
+	memset(con->config, 0, sizeof(con->config));
+	mmio_data_put(con->config + VIRTIO_CONSOLE_CFG_MAX_NR_PORTS, 4, 1);
+	return virtio_mmio_init(&con->vm, slot, mem, irq, &dev);
+}
+
+void virtio_console_destroy(struct virtio_console *con)
+{
+	virtio_mmio_destroy(&con->vm);
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "tap_linux.h"
+
+#define VNET_HDR_LEN 12	/* struct virtio_net_hdr_v1 */
+
+/* Run "script ifname"; 0 when it exits 0. */
+static int tap_run_script(const char *script, const char *ifname)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execl(script, script, ifname, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		pr_err("tap %s: script %s failed (status %d)", ifname, script,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int tap_set_addr(struct ifreq *ifr, int sock, unsigned long req,
+			const char *ip)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr->ifr_addr;
+
+	memset(&ifr->ifr_addr, 0, sizeof(ifr->ifr_addr));
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, ip, &sin->sin_addr);
+	return ioctl(sock, req, ifr) < 0 ? -errno : 0;
+}
+
+/* script=none: host_ip/24 on the tap, and up (kvmtool's behaviour). */
+static int tap_configure(struct tap *t)
+{
+	struct ifreq ifr = { 0 };
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret;
+
+	if (sock < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->ifname);
+	ret = tap_set_addr(&ifr, sock, SIOCSIFADDR, t->nic->host_ip);
+	ret = ret ?: tap_set_addr(&ifr, sock, SIOCSIFNETMASK, "255.255.255.0");
+	if (!ret && ioctl(sock, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (ioctl(sock, SIOCSIFFLAGS, &ifr) < 0)
+			ret = -errno;
+	}
+	close(sock);
+	if (ret)
+		pr_err("tap %s: cannot set address %s and bring it up: %s",
+		       t->ifname, t->nic->host_ip, strerror(-ret));
+	return ret;
+}
+
+int tap_open(struct tap *t, const struct nic_config *nic)
+{
+	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
+	int hdr = VNET_HDR_LEN, ret;
+
+	t->nic = nic;
+	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (t->fd < 0) {
+		ret = -errno;
+		pr_err("cannot open /dev/net/tun: %s", strerror(errno));
+		return ret;
+	}
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", nic->tapif);
+	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0 ||
+	    ioctl(t->fd, TUNSETVNETHDRSZ, &hdr) < 0) {
+		ret = -errno;
+		pr_err("tap %s: %s", nic->tapif[0] ? nic->tapif : "(new)",
+		       strerror(errno));
+		close(t->fd);
+		return ret;
+	}
+	snprintf(t->ifname, sizeof(t->ifname), "%s", ifr.ifr_name);
+	ret = strcmp(nic->script, "none") ? tap_run_script(nic->script,
+							    t->ifname) :
+					    tap_configure(t);
+	if (ret) {
+		close(t->fd);
+		t->fd = -1;
+	}
+	return ret;
+}
+
+void tap_close(struct tap *t)
+{
+	if (t->fd < 0)
+		return;
+	if (strcmp(t->nic->downscript, "none"))
+		tap_run_script(t->nic->downscript, t->ifname);
+	close(t->fd);
+	t->fd = -1;
+}
+
+int tap_set_offload(struct tap *t, unsigned int tun_flags)
+{
+	return ioctl(t->fd, TUNSETOFFLOAD, tun_flags) < 0 ? -errno : 0;
+}
