@@ -22,6 +22,9 @@ bench "virtio-blk throughput and exits per MiB" \
 	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-blk.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-blk.sh"
+bench "guest to host TCP over virtio-net and a tap" \
+	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
+	--test "$RVKVM_TOP/tests/bench/host-net.sh"
 printf '%-36s %s\n' "measure" "value"
 sed -n 's/^BENCH \([^ ]*\) \(.*\)$/\1 \2/p' "$log" | tr -d '\r' |
 	while read -r name value unit; do
