@@ -35,15 +35,9 @@
 #include "virtio/blk.h"
 #include "virtio/mmio.h"
 #include "vmm/log.h"
+#include "tests/fuzz/fuzz_virtio_util.h"
 
-#define RAM_SIZE 0x10000
 #define SECTOR 512
-
-#define CHECK(cond)                       \
-	do {                              \
-		if (!(cond))              \
-			__builtin_trap(); \
-	} while (0)
 
 struct fuzz_ctx {
 	struct guest_mem mem;
@@ -52,10 +46,9 @@ struct fuzz_ctx {
 	uint64_t disk_size, visible;
 	bool ro, fail, short_io;
 	unsigned int calls;
-	uint32_t num;
-	uint64_t avail, used;
+	struct fuzz_ring ring;
 	uint64_t features;
-	const uint8_t *p, *end;
+	struct fuzz_in in;
 };
 
 /* --- the in-memory disk -------------------------------------------------- */
@@ -148,101 +141,27 @@ static const struct virtio_blk_disk_ops fuzz_ops_basic = {
 
 /* --- the driver ---------------------------------------------------------- */
 
-static uint8_t fuzz_u8(struct fuzz_ctx *c)
-{
-	return c->p < c->end ? *c->p++ : 0;
-}
-
-static uint16_t fuzz_u16(struct fuzz_ctx *c)
-{
-	uint16_t lo = fuzz_u8(c);
-
-	return lo | fuzz_u8(c) << 8;
-}
-
 static uint32_t fuzz_reg_read(struct fuzz_ctx *c, uint64_t off,
 			      unsigned int len)
 {
-	uint8_t d[4] = { 0xee, 0xee, 0xee, 0xee };
-
-	virtio_mmio_ops.read(&c->blk.vm, off, d, len);
-	return mmio_data_get(d, len);
+	return fuzz_mmio_read(&c->blk.vm, off, len);
 }
 
 static void fuzz_reg_write(struct fuzz_ctx *c, uint64_t off, uint32_t v)
 {
-	uint8_t d[4];
-
-	mmio_data_put(d, 4, v);
-	virtio_mmio_ops.write(&c->blk.vm, off, d, 4);
+	fuzz_mmio_write(&c->blk.vm, off, v, 4);
 }
 
 static void fuzz_driver_up(struct fuzz_ctx *c)
 {
-	static const struct {
-		uint32_t reg;
-		int what; /* 0 value, 1 desc, 2 avail, 3 used, 4/5 features */
-		uint32_t v;
-	} seq[] = {
-		{ VIRTIO_MMIO_STATUS, 0, 0 },
-		{ VIRTIO_MMIO_STATUS, 0, 1 },
-		{ VIRTIO_MMIO_STATUS, 0, 3 },
-		{ VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0, 1 },
-		{ VIRTIO_MMIO_DRIVER_FEATURES, 5, 0 },
-		{ VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0, 0 },
-		{ VIRTIO_MMIO_DRIVER_FEATURES, 4, 0 },
-		{ VIRTIO_MMIO_STATUS, 0, 11 },
-		{ VIRTIO_MMIO_QUEUE_SEL, 0, 0 },
-		{ VIRTIO_MMIO_QUEUE_NUM, 6, 0 },
-		{ VIRTIO_MMIO_QUEUE_DESC_LOW, 1, 0 },
-		{ VIRTIO_MMIO_QUEUE_DRIVER_LOW, 2, 0 },
-		{ VIRTIO_MMIO_QUEUE_DEVICE_LOW, 3, 0 },
-		{ VIRTIO_MMIO_QUEUE_READY, 0, 1 },
-		{ VIRTIO_MMIO_STATUS, 0, 15 },
-	};
-	const uint32_t vals[] = { 0,
-				  0,
-				  (uint32_t)c->avail,
-				  (uint32_t)c->used,
-				  (uint32_t)c->features,
-				  c->features >> 32,
-				  c->num };
-
-	for (unsigned int i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
-		fuzz_reg_write(c, seq[i].reg,
-			       seq[i].what ? vals[seq[i].what] : seq[i].v);
-	CHECK(fuzz_reg_read(c, VIRTIO_MMIO_STATUS, 4) == 15);
-}
-
-/* Put head into the next avail slot and bump avail->idx. */
-static void fuzz_publish(struct fuzz_ctx *c)
-{
-	uint16_t head = fuzz_u16(c) % c->num;
-	uint8_t *a = c->mem.host + c->avail;
-	uint16_t idx = mmio_data_get(a + 2, 2);
-
-	mmio_data_put(a + 4 + 2 * (idx % c->num), 2, head);
-	mmio_data_put(a + 2, 2, (uint16_t)(idx + 1));
-}
-
-static void fuzz_poke(struct fuzz_ctx *c)
-{
-	uint16_t off = fuzz_u16(c);
-	size_t len = fuzz_u8(c), avail = c->end - c->p;
-
-	if (len > avail)
-		len = avail;
-	if (len > (size_t)(RAM_SIZE - off))
-		len = RAM_SIZE - off;
-	memcpy(c->mem.host + off, c->p, len);
-	c->p += len;
+	fuzz_mmio_driver_up(&c->blk.vm, c->features, &c->ring, 1);
 }
 
 static void fuzz_config(struct fuzz_ctx *c)
 {
 	static const unsigned int sizes[] = { 1, 2, 4 };
-	uint32_t off = fuzz_u8(c) % 72;
-	unsigned int len = sizes[fuzz_u8(c) % 3];
+	uint32_t off = fuzz_u8(&c->in) % 72;
+	unsigned int len = sizes[fuzz_u8(&c->in) % 3];
 	uint32_t v = fuzz_reg_read(c, VIRTIO_MMIO_CONFIG + off, len);
 
 	if (off + len > VIRTIO_BLK_CONFIG_SIZE) {
@@ -267,14 +186,14 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 
 static void fuzz_op(struct fuzz_ctx *c)
 {
-	uint8_t op = fuzz_u8(c) % 8;
+	uint8_t op = fuzz_u8(&c->in) % 8;
 
 	if (op < 3)
 		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	else if (op == 3)
-		fuzz_publish(c);
+		fuzz_publish(&c->mem, &c->ring, &c->in);
 	else if (op == 4)
-		fuzz_poke(c);
+		fuzz_poke(&c->mem, &c->in);
 	else if (op == 5)
 		fuzz_config(c);
 	else if (op == 6)
@@ -298,9 +217,7 @@ static void fuzz_configure(struct fuzz_ctx *c, const uint8_t *cfg)
 		c->features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
 	if (cfg[0] & 0x10)
 		c->features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
-	c->num = 1u << (cfg[1] % 9);
-	c->avail = 16ULL * c->num;
-	c->used = (c->avail + 6 + 2ULL * c->num + 3) & ~3ULL;
+	fuzz_ring_at(&c->ring, 0, cfg[1]);
 	c->visible = (uint64_t)(cfg[2] % 16) * SECTOR;
 	c->disk_size = c->visible + cfg[3];
 }
@@ -330,7 +247,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_ctx *c;
-	size_t ops_len, img;
 	uint8_t *ro_copy = NULL;
 
 	log_level = -1;
@@ -338,9 +254,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	c = calloc(1, sizeof(*c));
 	CHECK(c);
-	c->mem.size = RAM_SIZE;
-	c->mem.host = calloc(1, RAM_SIZE);
-	CHECK(c->mem.host);
+	fuzz_ram_alloc(&c->mem);
 	fuzz_configure(c, data);
 	fuzz_init_disk(c, !(data[0] & 2));
 	if (c->ro) {
@@ -348,17 +262,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(ro_copy);
 		memcpy(ro_copy, c->disk, c->disk_size);
 	}
-	ops_len = data[4] | data[5] << 8;
-	if (ops_len > size - 6)
-		ops_len = size - 6;
-	img = size - 6 - ops_len;
-	memcpy(c->mem.host, data + 6 + ops_len,
-	       img < RAM_SIZE ? img : RAM_SIZE);
+	fuzz_split_input(data, size, 6, &c->mem, &c->in);
 	fuzz_driver_up(c);
 
-	c->p = data + 6;
-	c->end = c->p + ops_len;
-	while (c->p < c->end)
+	while (c->in.p < c->in.end)
 		fuzz_op(c);
 	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	fuzz_invariants(c);

@@ -39,32 +39,21 @@
 #include "virtio/mmio.h"
 #include "virtio/net.h"
 #include "vmm/log.h"
+#include "tests/fuzz/fuzz_virtio_util.h"
 
-#define RAM_SIZE 0x10000
 #define TX_RINGS 0x2000
-
-#define CHECK(cond)                       \
-	do {                              \
-		if (!(cond))              \
-			__builtin_trap(); \
-	} while (0)
-
-struct fuzz_ring {
-	uint32_t num;
-	uint64_t desc, avail, used;
-};
 
 struct fuzz_ctx {
 	struct guest_mem mem;
 	struct virtio_net net;
-	struct fuzz_ring rx, tx;
+	struct fuzz_ring rings[2]; /* VIRTIO_NET_RXQ, VIRTIO_NET_TXQ */
 	uint64_t features;
 	bool tx_fail, retry;
 	unsigned int tx_calls;
 	uint8_t seed;
 	uint8_t *frame; /* VIRTIO_NET_FRAME_MAX + 16 bytes */
 	size_t held_len; /* a frame that got -EAGAIN, 0 if none */
-	const uint8_t *p, *end;
+	struct fuzz_in in;
 };
 
 static const uint8_t fuzz_mac[6] = { 0x02, 0x15, 0x15, 0x15, 0x15, 0x15 };
@@ -122,91 +111,27 @@ static const struct virtio_net_backend_ops fuzz_ops_tx_only = {
 
 /* --- the driver ---------------------------------------------------------- */
 
-static uint8_t fuzz_u8(struct fuzz_ctx *c)
-{
-	return c->p < c->end ? *c->p++ : 0;
-}
-
-static uint16_t fuzz_u16(struct fuzz_ctx *c)
-{
-	uint16_t lo = fuzz_u8(c);
-
-	return lo | fuzz_u8(c) << 8;
-}
-
 static uint32_t fuzz_reg_read(struct fuzz_ctx *c, uint64_t off,
 			      unsigned int len)
 {
-	uint8_t d[4] = { 0xee, 0xee, 0xee, 0xee };
-
-	virtio_mmio_ops.read(&c->net.vm, off, d, len);
-	return mmio_data_get(d, len);
+	return fuzz_mmio_read(&c->net.vm, off, len);
 }
 
 static void fuzz_reg_write(struct fuzz_ctx *c, uint64_t off, uint32_t v)
 {
-	uint8_t d[4];
-
-	mmio_data_put(d, 4, v);
-	virtio_mmio_ops.write(&c->net.vm, off, d, 4);
-}
-
-static void fuzz_queue_up(struct fuzz_ctx *c, unsigned int q,
-			  const struct fuzz_ring *r)
-{
-	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_SEL, q);
-	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NUM, r->num);
-	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_DESC_LOW, r->desc);
-	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_DRIVER_LOW, r->avail);
-	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_DEVICE_LOW, r->used);
-	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_READY, 1);
+	fuzz_mmio_write(&c->net.vm, off, v, 4);
 }
 
 static void fuzz_driver_up(struct fuzz_ctx *c)
 {
-	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 0);
-	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 1);
-	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 3);
-	fuzz_reg_write(c, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
-	fuzz_reg_write(c, VIRTIO_MMIO_DRIVER_FEATURES, c->features >> 32);
-	fuzz_reg_write(c, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
-	fuzz_reg_write(c, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)c->features);
-	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 11);
-	fuzz_queue_up(c, VIRTIO_NET_RXQ, &c->rx);
-	fuzz_queue_up(c, VIRTIO_NET_TXQ, &c->tx);
-	fuzz_reg_write(c, VIRTIO_MMIO_STATUS, 15);
-	CHECK(fuzz_reg_read(c, VIRTIO_MMIO_STATUS, 4) == 15);
+	fuzz_mmio_driver_up(&c->net.vm, c->features, c->rings, 2);
 	c->held_len = 0;
-}
-
-/* Put head into the next avail slot of r and bump avail->idx. */
-static void fuzz_publish(struct fuzz_ctx *c, const struct fuzz_ring *r)
-{
-	uint16_t head = fuzz_u16(c) % r->num;
-	uint8_t *a = c->mem.host + r->avail;
-	uint16_t idx = mmio_data_get(a + 2, 2);
-
-	mmio_data_put(a + 4 + 2 * (idx % r->num), 2, head);
-	mmio_data_put(a + 2, 2, (uint16_t)(idx + 1));
-}
-
-static void fuzz_poke(struct fuzz_ctx *c)
-{
-	uint16_t off = fuzz_u16(c);
-	size_t len = fuzz_u8(c), avail = c->end - c->p;
-
-	if (len > avail)
-		len = avail;
-	if (len > (size_t)(RAM_SIZE - off))
-		len = RAM_SIZE - off;
-	memcpy(c->mem.host + off, c->p, len);
-	c->p += len;
 }
 
 static void fuzz_receive(struct fuzz_ctx *c)
 {
-	size_t len = fuzz_u16(c);
-	uint8_t flags = fuzz_u8(c), gso = fuzz_u8(c);
+	size_t len = fuzz_u16(&c->in);
+	uint8_t flags = fuzz_u8(&c->in), gso = fuzz_u8(&c->in);
 	const struct virtqueue *vq = &c->net.vm.queues[VIRTIO_NET_RXQ];
 	uint16_t used_before = vq->used_idx;
 	int ret;
@@ -230,7 +155,7 @@ static void fuzz_receive(struct fuzz_ctx *c)
 
 static void fuzz_config(struct fuzz_ctx *c)
 {
-	uint32_t off = fuzz_u8(c) % 12;
+	uint32_t off = fuzz_u8(&c->in) % 12;
 
 	fuzz_reg_write(c, VIRTIO_MMIO_INTERRUPT_ACK, 3);
 	if (off < 6)
@@ -255,7 +180,7 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 
 static void fuzz_op(struct fuzz_ctx *c)
 {
-	switch (fuzz_u8(c) % 8) {
+	switch (fuzz_u8(&c->in) % 8) {
 	case 0:
 		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_TXQ);
 		break;
@@ -263,13 +188,13 @@ static void fuzz_op(struct fuzz_ctx *c)
 		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_RXQ);
 		break;
 	case 2:
-		fuzz_publish(c, &c->rx);
+		fuzz_publish(&c->mem, &c->rings[VIRTIO_NET_RXQ], &c->in);
 		break;
 	case 3:
-		fuzz_publish(c, &c->tx);
+		fuzz_publish(&c->mem, &c->rings[VIRTIO_NET_TXQ], &c->in);
 		break;
 	case 4:
-		fuzz_poke(c);
+		fuzz_poke(&c->mem, &c->in);
 		break;
 	case 5:
 		fuzz_receive(c);
@@ -284,14 +209,6 @@ static void fuzz_op(struct fuzz_ctx *c)
 }
 
 /* --- set-up -------------------------------------------------------------- */
-
-static void fuzz_ring_at(struct fuzz_ring *r, uint64_t base, uint8_t sel)
-{
-	r->num = 1u << (sel % 9);
-	r->desc = base;
-	r->avail = base + 16ULL * r->num;
-	r->used = (r->avail + 6 + 2ULL * r->num + 3) & ~3ULL;
-}
 
 static void fuzz_configure(struct fuzz_ctx *c, const uint8_t *cfg)
 {
@@ -309,8 +226,8 @@ static void fuzz_configure(struct fuzz_ctx *c, const uint8_t *cfg)
 	c->tx_fail = cfg[0] & 0x10;
 	c->retry = cfg[0] & 0x40;
 	c->seed = cfg[3];
-	fuzz_ring_at(&c->rx, 0, cfg[1]);
-	fuzz_ring_at(&c->tx, TX_RINGS, cfg[2]);
+	fuzz_ring_at(&c->rings[VIRTIO_NET_RXQ], 0, cfg[1]);
+	fuzz_ring_at(&c->rings[VIRTIO_NET_TXQ], TX_RINGS, cfg[2]);
 }
 
 static void fuzz_init_net(struct fuzz_ctx *c, const uint8_t *cfg)
@@ -331,30 +248,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_ctx *c;
-	size_t ops_len, img;
 
 	log_level = -1;
 	if (size < 6)
 		return 0;
 	c = calloc(1, sizeof(*c));
 	CHECK(c);
-	c->mem.size = RAM_SIZE;
-	c->mem.host = calloc(1, RAM_SIZE);
+	fuzz_ram_alloc(&c->mem);
 	c->frame = malloc(VIRTIO_NET_FRAME_MAX + 16);
-	CHECK(c->mem.host && c->frame);
+	CHECK(c->frame);
 	fuzz_configure(c, data);
 	fuzz_init_net(c, data);
-	ops_len = data[4] | data[5] << 8;
-	if (ops_len > size - 6)
-		ops_len = size - 6;
-	img = size - 6 - ops_len;
-	memcpy(c->mem.host, data + 6 + ops_len,
-	       img < RAM_SIZE ? img : RAM_SIZE);
+	fuzz_split_input(data, size, 6, &c->mem, &c->in);
 	fuzz_driver_up(c);
 
-	c->p = data + 6;
-	c->end = c->p + ops_len;
-	while (c->p < c->end)
+	while (c->in.p < c->in.end)
 		fuzz_op(c);
 	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_TXQ);
 	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_RXQ);

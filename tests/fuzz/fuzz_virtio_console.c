@@ -28,14 +28,7 @@
 
 #include "virtio/console.h"
 #include "vmm/log.h"
-
-#define RAM_SIZE 0x10000
-
-#define CHECK(cond)                       \
-	do {                              \
-		if (!(cond))              \
-			__builtin_trap(); \
-	} while (0)
+#include "tests/fuzz/fuzz_virtio_util.h"
 
 struct fuzz_ctx {
 	struct guest_mem mem;
@@ -45,17 +38,8 @@ struct fuzz_ctx {
 	uint8_t last_out;
 	uint8_t rx_counter; /* the host input stream's next byte */
 	unsigned int wakes;
-	const uint8_t *p, *end;
+	struct fuzz_in in;
 };
-
-static void fuzz_irq_set(void *opaque, int level)
-{
-	struct fuzz_ctx *c = opaque;
-
-	CHECK(level == 0 || level == 1);
-	CHECK(level != c->level); /* edges only */
-	c->level = level;
-}
 
 static void fuzz_out(void *opaque, const uint8_t *buf, size_t len)
 {
@@ -73,48 +57,22 @@ static void fuzz_wake(void *opaque)
 	c->wakes++;
 }
 
-static uint8_t fuzz_u8(struct fuzz_ctx *c)
-{
-	return c->p < c->end ? *c->p++ : 0;
-}
-
-static uint16_t fuzz_u16(struct fuzz_ctx *c)
-{
-	uint16_t v = fuzz_u8(c);
-
-	return v | fuzz_u8(c) << 8;
-}
-
-static uint32_t fuzz_u32(struct fuzz_ctx *c)
-{
-	uint32_t v = fuzz_u16(c);
-
-	return v | (uint32_t)fuzz_u16(c) << 16;
-}
-
 static unsigned int fuzz_size(struct fuzz_ctx *c)
 {
 	static const unsigned int sizes[] = { 1, 2, 4 };
 
-	return sizes[fuzz_u8(c) % 3];
+	return sizes[fuzz_u8(&c->in) % 3];
 }
 
 static uint32_t fuzz_read(struct fuzz_ctx *c, uint64_t off, unsigned int len)
 {
-	uint8_t d[8];
-
-	memset(d, 0xee, sizeof(d));
-	virtio_mmio_ops.read(&c->con.vm, off, d, len);
-	return mmio_data_get(d, len);
+	return fuzz_mmio_read(&c->con.vm, off, len);
 }
 
 static void fuzz_write(struct fuzz_ctx *c, uint64_t off, uint32_t v,
 		       unsigned int len)
 {
-	uint8_t d[8];
-
-	mmio_data_put(d, len, v);
-	virtio_mmio_ops.write(&c->con.vm, off, d, len);
+	fuzz_mmio_write(&c->con.vm, off, v, len);
 }
 
 static bool fuzz_live(const struct fuzz_ctx *c)
@@ -127,35 +85,27 @@ static bool fuzz_live(const struct fuzz_ctx *c)
 
 static void fuzz_queue(struct fuzz_ctx *c, uint32_t q)
 {
-	uint8_t n = fuzz_u8(c);
+	uint8_t n = fuzz_u8(&c->in);
 	/* mostly powers of two up to 256, sometimes anything */
 	uint32_t num = n & 0x80 ? n : 1u << (n % 9);
+	uint16_t desc = fuzz_u16(&c->in);
+	uint16_t avail = fuzz_u16(&c->in);
+	uint16_t used = fuzz_u16(&c->in);
 
-	fuzz_write(c, VIRTIO_MMIO_QUEUE_SEL, q, 4);
-	fuzz_write(c, VIRTIO_MMIO_QUEUE_NUM, num, 4);
-	fuzz_write(c, VIRTIO_MMIO_QUEUE_DESC_LOW, fuzz_u16(c), 4);
-	fuzz_write(c, VIRTIO_MMIO_QUEUE_DRIVER_LOW, fuzz_u16(c), 4);
-	fuzz_write(c, VIRTIO_MMIO_QUEUE_DEVICE_LOW, fuzz_u16(c), 4);
-	fuzz_write(c, VIRTIO_MMIO_QUEUE_READY, 1, 4);
+	fuzz_mmio_queue(&c->con.vm, q, num, desc, avail, used);
 }
 
 static void fuzz_setup(struct fuzz_ctx *c)
 {
-	uint8_t f = fuzz_u8(c);
-	uint32_t lo = VIRTIO_BIT(VIRTIO_CONSOLE_F_EMERG_WRITE);
+	uint8_t f = fuzz_u8(&c->in);
+	uint64_t features = VIRTIO_BIT(VIRTIO_F_VERSION_1) |
+			    VIRTIO_BIT(VIRTIO_CONSOLE_F_EMERG_WRITE);
 
 	if (f & 1)
-		lo |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
+		features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
 	if (f & 2)
-		lo |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
-	fuzz_write(c, VIRTIO_MMIO_STATUS, 0, 4);
-	fuzz_write(c, VIRTIO_MMIO_STATUS, VIRTIO_STATUS_ACKNOWLEDGE, 4);
-	fuzz_write(c, VIRTIO_MMIO_STATUS, 3, 4);
-	fuzz_write(c, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1, 4);
-	fuzz_write(c, VIRTIO_MMIO_DRIVER_FEATURES, 1, 4); /* VERSION_1 */
-	fuzz_write(c, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0, 4);
-	fuzz_write(c, VIRTIO_MMIO_DRIVER_FEATURES, lo, 4);
-	fuzz_write(c, VIRTIO_MMIO_STATUS, 0xb, 4);
+		features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+	fuzz_mmio_negotiate(&c->con.vm, features);
 	CHECK(c->con.vm.status == 0xb);
 	fuzz_queue(c, VIRTIO_CONSOLE_RX_QUEUE);
 	fuzz_queue(c, VIRTIO_CONSOLE_TX_QUEUE);
@@ -165,7 +115,7 @@ static void fuzz_setup(struct fuzz_ctx *c)
 static void fuzz_rx(struct fuzz_ctx *c)
 {
 	uint8_t buf[256];
-	size_t len = fuzz_u8(c), got;
+	size_t len = fuzz_u8(&c->in), got;
 	uint16_t used_before =
 		c->con.vm.queues[VIRTIO_CONSOLE_RX_QUEUE].used_idx;
 	bool live = fuzz_live(c);
@@ -184,7 +134,7 @@ static void fuzz_rx(struct fuzz_ctx *c)
 
 static void fuzz_emerg(struct fuzz_ctx *c)
 {
-	uint8_t ch = fuzz_u8(c);
+	uint8_t ch = fuzz_u8(&c->in);
 	uint64_t before = c->out_bytes;
 
 	fuzz_write(c, VIRTIO_MMIO_CONFIG + VIRTIO_CONSOLE_CFG_EMERG_WR,
@@ -192,23 +142,10 @@ static void fuzz_emerg(struct fuzz_ctx *c)
 	CHECK(c->out_bytes == before + 1 && c->last_out == ch);
 }
 
-static void fuzz_poke(struct fuzz_ctx *c)
-{
-	uint16_t off = fuzz_u16(c);
-	size_t len = fuzz_u8(c), avail = c->end - c->p;
-
-	if (len > avail)
-		len = avail;
-	if (len > (size_t)(RAM_SIZE - off))
-		len = RAM_SIZE - off;
-	memcpy(c->mem.host + off, c->p, len);
-	c->p += len;
-}
-
 static void fuzz_reg(struct fuzz_ctx *c)
 {
-	uint8_t reg = fuzz_u8(c);
-	uint32_t v = fuzz_u32(c);
+	uint8_t reg = fuzz_u8(&c->in);
+	uint32_t v = fuzz_u32(&c->in);
 
 	if (reg == VIRTIO_MMIO_QUEUE_NOTIFY / 4)
 		v &= 3; /* mostly queues that exist */
@@ -217,7 +154,7 @@ static void fuzz_reg(struct fuzz_ctx *c)
 
 static void fuzz_config(struct fuzz_ctx *c)
 {
-	uint32_t off = fuzz_u8(c) % 16;
+	uint32_t off = fuzz_u8(&c->in) % 16;
 	unsigned int len = fuzz_size(c);
 	uint32_t v = fuzz_read(c, VIRTIO_MMIO_CONFIG + off, len);
 	uint8_t expect[16] = { [VIRTIO_CONSOLE_CFG_MAX_NR_PORTS] = 1 };
@@ -248,7 +185,7 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 
 static void fuzz_op(struct fuzz_ctx *c)
 {
-	uint8_t op = fuzz_u8(c) % 8;
+	uint8_t op = fuzz_u8(&c->in) % 8;
 	uint64_t out_before = c->out_bytes;
 
 	switch (op) {
@@ -266,7 +203,7 @@ static void fuzz_op(struct fuzz_ctx *c)
 		fuzz_emerg(c);
 		break;
 	case 4:
-		fuzz_poke(c);
+		fuzz_poke(&c->mem, &c->in);
 		break;
 	case 5:
 		fuzz_reg(c);
@@ -290,32 +227,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_ctx *c;
-	struct irq_line irq = { .set = fuzz_irq_set };
+	struct irq_line irq = { .set = fuzz_irq_edge };
 	struct char_out out = { .write = fuzz_out };
-	size_t ops_len, img;
 
 	log_level = -1;
 	if (size < 2)
 		return 0;
 	c = calloc(1, sizeof(*c));
 	CHECK(c);
-	c->mem.size = RAM_SIZE;
-	c->mem.host = calloc(1, RAM_SIZE);
-	CHECK(c->mem.host);
-	irq.opaque = c;
+	fuzz_ram_alloc(&c->mem);
+	irq.opaque = &c->level;
 	out.opaque = c;
 	CHECK(virtio_console_init(&c->con, 0, &c->mem, &irq, &out) == 0);
 	virtio_console_set_rx_wake(&c->con, fuzz_wake, c);
-	ops_len = data[0] | data[1] << 8;
-	if (ops_len > size - 2)
-		ops_len = size - 2;
-	img = size - 2 - ops_len;
-	memcpy(c->mem.host, data + 2 + ops_len,
-	       img < RAM_SIZE ? img : RAM_SIZE);
+	fuzz_split_input(data, size, 2, &c->mem, &c->in);
 
-	c->p = data + 2;
-	c->end = c->p + ops_len;
-	while (c->p < c->end)
+	while (c->in.p < c->in.end)
 		fuzz_op(c);
 
 	virtio_mmio_ops.reset(&c->con.vm);

@@ -25,31 +25,15 @@
 #include "virtio/mmio.h"
 #include "virtio/rng.h"
 #include "vmm/log.h"
-
-#define RAM_SIZE 0x10000
-
-#define CHECK(cond)                       \
-	do {                              \
-		if (!(cond))              \
-			__builtin_trap(); \
-	} while (0)
+#include "tests/fuzz/fuzz_virtio_util.h"
 
 struct fuzz_ctx {
 	struct guest_mem mem;
 	struct virtio_rng rng;
 	int level;
 	uint8_t counter;
-	const uint8_t *p, *end;
+	struct fuzz_in in;
 };
-
-static void fuzz_irq_set(void *opaque, int level)
-{
-	struct fuzz_ctx *c = opaque;
-
-	CHECK(level == 0 || level == 1);
-	CHECK(level != c->level); /* edges only */
-	c->level = level;
-}
 
 static ssize_t fuzz_source(void *opaque, void *buf, size_t len)
 {
@@ -66,36 +50,15 @@ static ssize_t fuzz_source(void *opaque, void *buf, size_t len)
 	return len;
 }
 
-static uint8_t fuzz_u8(struct fuzz_ctx *c)
-{
-	return c->p < c->end ? *c->p++ : 0;
-}
-
-static uint32_t fuzz_u32(struct fuzz_ctx *c)
-{
-	uint32_t v = 0;
-
-	for (int i = 0; i < 4; i++)
-		v |= (uint32_t)fuzz_u8(c) << (8 * i);
-	return v;
-}
-
 static uint32_t fuzz_read(struct fuzz_ctx *c, uint64_t off, unsigned int len)
 {
-	uint8_t d[8];
-
-	memset(d, 0xee, sizeof(d));
-	virtio_mmio_ops.read(&c->rng.vm, off, d, len);
-	return mmio_data_get(d, len);
+	return fuzz_mmio_read(&c->rng.vm, off, len);
 }
 
 static void fuzz_write(struct fuzz_ctx *c, uint64_t off, uint32_t v,
 		       unsigned int len)
 {
-	uint8_t d[8];
-
-	mmio_data_put(d, len, v);
-	virtio_mmio_ops.write(&c->rng.vm, off, d, len);
+	fuzz_mmio_write(&c->rng.vm, off, v, len);
 }
 
 static void fuzz_check_read(struct fuzz_ctx *c, uint64_t off, uint32_t v)
@@ -127,10 +90,10 @@ static void fuzz_check_read(struct fuzz_ctx *c, uint64_t off, uint32_t v)
 static void fuzz_any(struct fuzz_ctx *c)
 {
 	static const unsigned int sizes[] = { 1, 2, 3, 4, 8 };
-	uint64_t off = (fuzz_u8(c) | fuzz_u8(c) << 8) % 0x1000;
-	unsigned int len = sizes[fuzz_u8(c) % 5];
-	bool wr = fuzz_u8(c) & 1;
-	uint32_t v = fuzz_u32(c);
+	uint64_t off = fuzz_u16(&c->in) % 0x1000;
+	unsigned int len = sizes[fuzz_u8(&c->in) % 5];
+	bool wr = fuzz_u8(&c->in) & 1;
+	uint32_t v = fuzz_u32(&c->in);
 
 	if (off + len > 0x1000)
 		return; /* the bus would refuse it */
@@ -140,19 +103,6 @@ static void fuzz_any(struct fuzz_ctx *c)
 		CHECK(fuzz_read(c, off, len) == 0);
 	else
 		fuzz_check_read(c, off, fuzz_read(c, off, len));
-}
-
-static void fuzz_poke(struct fuzz_ctx *c)
-{
-	uint16_t off = fuzz_u8(c) | fuzz_u8(c) << 8;
-	size_t len = fuzz_u8(c), avail = c->end - c->p;
-
-	if (len > avail)
-		len = avail;
-	if (len > (size_t)(RAM_SIZE - off))
-		len = RAM_SIZE - off;
-	memcpy(c->mem.host + off, c->p, len);
-	c->p += len;
 }
 
 static void fuzz_invariants(const struct fuzz_ctx *c)
@@ -189,21 +139,21 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 
 static void fuzz_op(struct fuzz_ctx *c)
 {
-	uint8_t op = fuzz_u8(c) % 8;
+	uint8_t op = fuzz_u8(&c->in) % 8;
 	uint64_t off;
 
 	if (op < 3) {
-		off = fuzz_u8(c) * 4;
-		fuzz_write(c, off, fuzz_u32(c), 4);
+		off = fuzz_u8(&c->in) * 4;
+		fuzz_write(c, off, fuzz_u32(&c->in), 4);
 	} else if (op == 3) {
-		off = fuzz_u8(c) * 4;
+		off = fuzz_u8(&c->in) * 4;
 		fuzz_check_read(c, off, fuzz_read(c, off, 4));
 	} else if (op == 4) {
 		fuzz_any(c);
 	} else if (op == 5) {
-		fuzz_poke(c);
+		fuzz_poke(&c->mem, &c->in);
 	} else if (op == 6) {
-		virtio_mmio_kick(&c->rng.vm, fuzz_u8(c));
+		virtio_mmio_kick(&c->rng.vm, fuzz_u8(&c->in));
 	} else {
 		virtio_mmio_ops.reset(&c->rng.vm);
 		CHECK(c->rng.vm.status == 0 && c->level == 0);
@@ -216,29 +166,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_ctx *c;
-	struct irq_line irq = { .set = fuzz_irq_set };
-	size_t ops_len, img;
+	struct irq_line irq = { .set = fuzz_irq_edge };
 
 	log_level = -1;
 	if (size < 2)
 		return 0;
 	c = calloc(1, sizeof(*c));
 	CHECK(c);
-	c->mem.size = RAM_SIZE;
-	c->mem.host = calloc(1, RAM_SIZE);
-	CHECK(c->mem.host);
-	irq.opaque = c;
+	fuzz_ram_alloc(&c->mem);
+	irq.opaque = &c->level;
 	CHECK(virtio_rng_init(&c->rng, 0, &c->mem, &irq, fuzz_source, c) == 0);
-	ops_len = data[0] | data[1] << 8;
-	if (ops_len > size - 2)
-		ops_len = size - 2;
-	img = size - 2 - ops_len;
-	memcpy(c->mem.host, data + 2 + ops_len,
-	       img < RAM_SIZE ? img : RAM_SIZE);
+	fuzz_split_input(data, size, 2, &c->mem, &c->in);
 
-	c->p = data + 2;
-	c->end = c->p + ops_len;
-	while (c->p < c->end)
+	while (c->in.p < c->in.end)
 		fuzz_op(c);
 
 	virtio_mmio_ops.reset(&c->rng.vm);

@@ -28,15 +28,9 @@
 
 #include "virtio/virtqueue.h"
 #include "vmm/log.h"
+#include "tests/fuzz/fuzz_virtio_util.h"
 
-#define RAM_SIZE 0x10000
 #define SCRATCH 4096
-
-#define CHECK(cond)                       \
-	do {                              \
-		if (!(cond))              \
-			__builtin_trap(); \
-	} while (0)
 
 struct fuzz_ctx {
 	struct guest_mem mem;
@@ -47,21 +41,9 @@ struct fuzz_ctx {
 	struct virtq_writer w;
 	uint16_t start;
 	const uint8_t *cfg;
-	const uint8_t *p, *end;
+	struct fuzz_in in;
 	uint8_t scratch[SCRATCH];
 };
-
-static uint8_t fuzz_u8(struct fuzz_ctx *c)
-{
-	return c->p < c->end ? *c->p++ : 0;
-}
-
-static uint16_t fuzz_u16(struct fuzz_ctx *c)
-{
-	uint16_t lo = fuzz_u8(c);
-
-	return lo | fuzz_u8(c) << 8;
-}
 
 static void fuzz_check_chain(const struct fuzz_ctx *c)
 {
@@ -77,8 +59,8 @@ static void fuzz_check_chain(const struct fuzz_ctx *c)
 		const struct virtq_seg *s = &ch->segs[i];
 
 		CHECK(s->len > 0);
-		CHECK(s->addr >= ram && s->len <= RAM_SIZE &&
-		      s->addr - ram <= RAM_SIZE - s->len);
+		CHECK(s->addr >= ram && s->len <= FUZZ_RAM_SIZE &&
+		      s->addr - ram <= FUZZ_RAM_SIZE - s->len);
 		CHECK(s->writable == (i >= ch->nr_readable));
 		if (s->writable)
 			wr += s->len;
@@ -138,7 +120,7 @@ static void fuzz_pop(struct fuzz_ctx *c)
 
 static void fuzz_read(struct fuzz_ctx *c)
 {
-	size_t len = fuzz_u16(c) % (SCRATCH + 1), n;
+	size_t len = fuzz_u16(&c->in) % (SCRATCH + 1), n;
 	uint64_t before;
 
 	if (!c->have_chain)
@@ -152,7 +134,7 @@ static void fuzz_read(struct fuzz_ctx *c)
 
 static void fuzz_write(struct fuzz_ctx *c)
 {
-	size_t len = fuzz_u16(c) % (SCRATCH + 1), n;
+	size_t len = fuzz_u16(&c->in) % (SCRATCH + 1), n;
 	uint64_t before;
 	uint32_t written;
 
@@ -182,24 +164,11 @@ static void fuzz_push(struct fuzz_ctx *c, uint16_t head, uint32_t len)
 	}
 }
 
-static void fuzz_poke(struct fuzz_ctx *c)
-{
-	uint16_t off = fuzz_u16(c);
-	size_t len = fuzz_u8(c), avail = c->end - c->p;
-
-	if (len > avail)
-		len = avail;
-	if (len > (size_t)(RAM_SIZE - off))
-		len = RAM_SIZE - off;
-	memcpy(c->mem.host + off, c->p, len);
-	c->p += len;
-}
-
 static void fuzz_op(struct fuzz_ctx *c)
 {
 	uint16_t head;
 
-	switch (fuzz_u8(c) % 8) {
+	switch (fuzz_u8(&c->in) % 8) {
 	case 0:
 		fuzz_pop(c);
 		break;
@@ -216,14 +185,14 @@ static void fuzz_op(struct fuzz_ctx *c)
 		c->have_chain = false;
 		break;
 	case 4:
-		head = fuzz_u16(c);
-		fuzz_push(c, head, fuzz_u16(c));
+		head = fuzz_u16(&c->in);
+		fuzz_push(c, head, fuzz_u16(&c->in));
 		break;
 	case 5:
 		virtq_need_notify(&c->vq);
 		break;
 	case 6:
-		fuzz_poke(c);
+		fuzz_poke(&c->mem, &c->in);
 		break;
 	default:
 		virtq_reset(&c->vq);
@@ -240,29 +209,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_ctx *c;
-	size_t ops_len, img;
 
 	log_level = -1;
 	if (size < 14)
 		return 0;
 	c = calloc(1, sizeof(*c));
 	CHECK(c);
-	c->mem.size = RAM_SIZE;
-	c->mem.host = calloc(1, RAM_SIZE);
-	CHECK(c->mem.host);
+	fuzz_ram_alloc(&c->mem);
 	c->cfg = data;
 	fuzz_config(c, data);
-	ops_len = data[12] | data[13] << 8;
-	if (ops_len > size - 14)
-		ops_len = size - 14;
-	img = size - 14 - ops_len;
-	memcpy(c->mem.host, data + 14 + ops_len,
-	       img < RAM_SIZE ? img : RAM_SIZE);
+	fuzz_split_input(data, size, 14, &c->mem, &c->in);
 
 	fuzz_activate(c);
-	c->p = data + 14;
-	c->end = c->p + ops_len;
-	while (c->p < c->end)
+	while (c->in.p < c->in.end)
 		fuzz_op(c);
 
 	free(c->mem.host);

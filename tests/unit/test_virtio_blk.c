@@ -216,24 +216,17 @@ static int teardown(void **state)
 
 static uint32_t rd_n(struct fix *f, uint64_t off, unsigned int len)
 {
-	uint8_t d[8];
-
-	memset(d, 0xee, sizeof(d));
-	virtio_mmio_ops.read(&f->blk.vm, off, d, len);
-	return mmio_data_get(d, len);
+	return vqm_mmio_rd_n(&f->blk.vm, off, len);
 }
 
 static uint32_t rd(struct fix *f, uint64_t off)
 {
-	return rd_n(f, off, 4);
+	return vqm_mmio_rd(&f->blk.vm, off);
 }
 
 static void wr(struct fix *f, uint64_t off, uint32_t v)
 {
-	uint8_t d[4];
-
-	mmio_data_put(d, 4, v);
-	virtio_mmio_ops.write(&f->blk.vm, off, d, 4);
+	vqm_mmio_wr(&f->blk.vm, off, v);
 }
 
 static uint32_t cfg32(struct fix *f, uint32_t off)
@@ -244,27 +237,11 @@ static uint32_t cfg32(struct fix *f, uint32_t off)
 /* §3.1.1 and queue 0 on the mock's rings. */
 static void driver_up(struct fix *f, uint64_t features)
 {
-	wr(f, VIRTIO_MMIO_STATUS, 0);
-	wr(f, VIRTIO_MMIO_STATUS, ACK);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, features >> 32);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)features);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK);
-	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK);
-	wr(f, VIRTIO_MMIO_QUEUE_SEL, 0);
-	wr(f, VIRTIO_MMIO_QUEUE_NUM, NUM);
-	wr(f, VIRTIO_MMIO_QUEUE_DESC_LOW, (uint32_t)f->m.desc);
-	wr(f, VIRTIO_MMIO_QUEUE_DESC_HIGH, f->m.desc >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_LOW, (uint32_t)f->m.avail);
-	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_HIGH, f->m.avail >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_LOW, (uint32_t)f->m.used);
-	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_HIGH, f->m.used >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_READY, 1);
-	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 1);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK | DOK);
-	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK | DOK);
+	struct virtio_mmio *vm = &f->blk.vm;
+
+	assert_int_equal(vqm_mmio_negotiate(vm, features), ACK | DRV | FOK);
+	assert_int_equal(vqm_mmio_queue(vm, 0, &f->m), 1);
+	assert_int_equal(vqm_mmio_driver_ok(vm), ACK | DRV | FOK | DOK);
 }
 
 static uint8_t *P(struct fix *f, struct vqm_buf b)

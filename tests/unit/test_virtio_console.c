@@ -69,16 +69,6 @@ static void cfx_wake(void *opaque)
 	f->wakes++;
 }
 
-/* The tx mock: rings in rx's RAM, fresh driver indices. */
-static void cfx_tx_rings(struct cfx *f)
-{
-	f->tx = f->rx;
-	f->tx.desc = vqm_alloc(&f->rx, VIRTQ_DESC_SIZE * NUM, 16);
-	f->tx.avail = vqm_alloc(&f->rx, virtq_avail_bytes(NUM), 2);
-	f->tx.used = vqm_alloc(&f->rx, virtq_used_bytes(NUM), 4);
-	f->tx.heap = VQM_RAM_BASE + RAM_SIZE / 2;
-}
-
 static int setup(void **state)
 {
 	struct cfx *f = calloc(1, sizeof(*f));
@@ -89,7 +79,8 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	vqm_init(&f->rx, RAM_SIZE, NUM);
-	cfx_tx_rings(f);
+	/* the tx mock: rings in rx's RAM, fresh driver indices */
+	vqm_init_in(&f->tx, &f->rx, NUM, 16, 4, VQM_RAM_BASE + RAM_SIZE / 2);
 	if (virtio_console_init(&f->con, 1, &f->rx.mem, &irq, &out))
 		return -1;
 	*state = f;
@@ -110,29 +101,22 @@ static int teardown(void **state)
 
 static uint32_t rd_n(struct cfx *f, uint64_t off, unsigned int len)
 {
-	uint8_t d[8];
-
-	memset(d, 0xee, sizeof(d));
-	virtio_mmio_ops.read(&f->con.vm, off, d, len);
-	return mmio_data_get(d, len);
+	return vqm_mmio_rd_n(&f->con.vm, off, len);
 }
 
 static void wr_n(struct cfx *f, uint64_t off, uint32_t v, unsigned int len)
 {
-	uint8_t d[8];
-
-	mmio_data_put(d, len, v);
-	virtio_mmio_ops.write(&f->con.vm, off, d, len);
+	vqm_mmio_wr_n(&f->con.vm, off, v, len);
 }
 
 static uint32_t rd(struct cfx *f, uint64_t off)
 {
-	return rd_n(f, off, 4);
+	return vqm_mmio_rd(&f->con.vm, off);
 }
 
 static void wr(struct cfx *f, uint64_t off, uint32_t v)
 {
-	wr_n(f, off, v, 4);
+	vqm_mmio_wr(&f->con.vm, off, v);
 }
 
 #define ACK VIRTIO_STATUS_ACKNOWLEDGE
@@ -148,40 +132,19 @@ static void wr(struct cfx *f, uint64_t off, uint32_t v)
 #define RXQ VIRTIO_CONSOLE_RX_QUEUE
 #define TXQ VIRTIO_CONSOLE_TX_QUEUE
 
-static void driver_queue(struct cfx *f, uint32_t q, const struct vqm *m)
-{
-	wr(f, VIRTIO_MMIO_QUEUE_SEL, q);
-	wr(f, VIRTIO_MMIO_QUEUE_NUM, m->num);
-	wr(f, VIRTIO_MMIO_QUEUE_DESC_LOW, (uint32_t)m->desc);
-	wr(f, VIRTIO_MMIO_QUEUE_DESC_HIGH, m->desc >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_LOW, (uint32_t)m->avail);
-	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_HIGH, m->avail >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_LOW, (uint32_t)m->used);
-	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_HIGH, m->used >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_READY, 1);
-	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 1);
-}
-
 /* §3.1.1 up to FEATURES_OK and both queues ready, without DRIVER_OK. */
 static void driver_setup(struct cfx *f, uint64_t features)
 {
-	wr(f, VIRTIO_MMIO_STATUS, 0);
-	wr(f, VIRTIO_MMIO_STATUS, ACK);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, features >> 32);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)features);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK);
-	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK);
-	driver_queue(f, RXQ, &f->rx);
-	driver_queue(f, TXQ, &f->tx);
+	struct virtio_mmio *vm = &f->con.vm;
+
+	assert_int_equal(vqm_mmio_negotiate(vm, features), ACK | DRV | FOK);
+	assert_int_equal(vqm_mmio_queue(vm, RXQ, &f->rx), 1);
+	assert_int_equal(vqm_mmio_queue(vm, TXQ, &f->tx), 1);
 }
 
 static void driver_ok(struct cfx *f)
 {
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK | DOK);
-	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK | DOK);
+	assert_int_equal(vqm_mmio_driver_ok(&f->con.vm), ACK | DRV | FOK | DOK);
 }
 
 static void driver_up(struct cfx *f, uint64_t features)

@@ -183,37 +183,27 @@ static int teardown(void **state)
 
 static uint32_t rd_n(struct fake *f, uint64_t off, unsigned int len)
 {
-	uint8_t d[8];
-
-	memset(d, 0xee, sizeof(d));
-	virtio_mmio_ops.read(f->t, off, d, len);
-	return mmio_data_get(d, len);
+	return vqm_mmio_rd_n(f->t, off, len);
 }
 
 static void wr_n(struct fake *f, uint64_t off, uint32_t v, unsigned int len)
 {
-	uint8_t d[8];
-
-	mmio_data_put(d, len, v);
-	virtio_mmio_ops.write(f->t, off, d, len);
+	vqm_mmio_wr_n(f->t, off, v, len);
 }
 
 static uint32_t rd(struct fake *f, uint64_t off)
 {
-	return rd_n(f, off, 4);
+	return vqm_mmio_rd(f->t, off);
 }
 
 static void wr(struct fake *f, uint64_t off, uint32_t v)
 {
-	wr_n(f, off, v, 4);
+	vqm_mmio_wr(f->t, off, v);
 }
 
 static void wr_features(struct fake *f, uint64_t features)
 {
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, features >> 32);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)features);
+	vqm_mmio_features(f->t, features);
 }
 
 #define ACK VIRTIO_STATUS_ACKNOWLEDGE
@@ -228,12 +218,7 @@ static void wr_features(struct fake *f, uint64_t features)
 /* §3.1.1 steps 1-6; returns the status read back. */
 static uint32_t driver_negotiate(struct fake *f, uint64_t features)
 {
-	wr(f, VIRTIO_MMIO_STATUS, 0);
-	wr(f, VIRTIO_MMIO_STATUS, ACK);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV);
-	wr_features(f, features);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK);
-	return rd(f, VIRTIO_MMIO_STATUS);
+	return vqm_mmio_negotiate(f->t, features);
 }
 
 static void driver_queue(struct fake *f, uint32_t q, uint32_t num,
@@ -241,14 +226,7 @@ static void driver_queue(struct fake *f, uint32_t q, uint32_t num,
 {
 	wr(f, VIRTIO_MMIO_QUEUE_SEL, q);
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 0);
-	wr(f, VIRTIO_MMIO_QUEUE_NUM, num);
-	wr(f, VIRTIO_MMIO_QUEUE_DESC_LOW, (uint32_t)desc);
-	wr(f, VIRTIO_MMIO_QUEUE_DESC_HIGH, desc >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_LOW, (uint32_t)avail);
-	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_HIGH, avail >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_LOW, (uint32_t)used);
-	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_HIGH, used >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_READY, 1);
+	vqm_mmio_rings(f->t, num, desc, avail, used);
 }
 
 /* Queue 0 on the mock's rings, then DRIVER_OK. */
@@ -257,8 +235,7 @@ static void driver_up(struct fake *f, uint64_t features)
 	assert_int_equal(driver_negotiate(f, features), ACK | DRV | FOK);
 	driver_queue(f, 0, NUM, f->m.desc, f->m.avail, f->m.used);
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 1);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK | DOK);
-	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK | DOK);
+	assert_int_equal(vqm_mmio_driver_ok(f->t), ACK | DRV | FOK | DOK);
 }
 
 static void add_writable(struct fake *f, uint32_t len)

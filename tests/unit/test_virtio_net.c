@@ -107,20 +107,6 @@ static void fix_irq_set(void *opaque, int level)
 	f->edges++;
 }
 
-/* tx's rings in rx's heap; tx->heap at the end of RAM: no allocations. */
-static void fix_tx_rings(struct fix *f)
-{
-	struct vqm *t = &f->tx;
-
-	memset(t, 0, sizeof(*t));
-	t->mem = f->rx.mem;
-	t->num = NUM;
-	t->desc = vqm_alloc(&f->rx, VIRTQ_DESC_SIZE * NUM, 4096);
-	t->avail = vqm_alloc(&f->rx, virtq_avail_bytes(NUM), 2);
-	t->used = vqm_alloc(&f->rx, virtq_used_bytes(NUM), 4096);
-	t->heap = t->mem.base + t->mem.size;
-}
-
 static int fix_setup(void **state, const struct virtio_net_backend_ops *ops,
 		     bool offloads)
 {
@@ -135,7 +121,9 @@ static int fix_setup(void **state, const struct virtio_net_backend_ops *ops,
 	if (!f->sent)
 		return -1;
 	vqm_init(&f->rx, RAM_SIZE, NUM);
-	fix_tx_rings(f);
+	/* tx's rings in rx's heap; tx's heap at the end of RAM: unused */
+	vqm_init_in(&f->tx, &f->rx, NUM, 4096, 4096,
+		    f->rx.mem.base + f->rx.mem.size);
 	be.opaque = f;
 	memcpy(be.mac, test_mac, sizeof(test_mac));
 	if (virtio_net_init(&f->net, 2, &f->rx.mem, &irq, &be))
@@ -174,52 +162,28 @@ static int teardown(void **state)
 
 static uint32_t rd_n(struct fix *f, uint64_t off, unsigned int len)
 {
-	uint8_t d[8];
-
-	memset(d, 0xee, sizeof(d));
-	virtio_mmio_ops.read(&f->net.vm, off, d, len);
-	return mmio_data_get(d, len);
+	return vqm_mmio_rd_n(&f->net.vm, off, len);
 }
 
 static uint32_t rd(struct fix *f, uint64_t off)
 {
-	return rd_n(f, off, 4);
+	return vqm_mmio_rd(&f->net.vm, off);
 }
 
 static void wr(struct fix *f, uint64_t off, uint32_t v)
 {
-	uint8_t d[4];
-
-	mmio_data_put(d, 4, v);
-	virtio_mmio_ops.write(&f->net.vm, off, d, 4);
+	vqm_mmio_wr(&f->net.vm, off, v);
 }
 
 static void queue_up(struct fix *f, unsigned int q, const struct vqm *m)
 {
-	wr(f, VIRTIO_MMIO_QUEUE_SEL, q);
-	wr(f, VIRTIO_MMIO_QUEUE_NUM, m->num);
-	wr(f, VIRTIO_MMIO_QUEUE_DESC_LOW, (uint32_t)m->desc);
-	wr(f, VIRTIO_MMIO_QUEUE_DESC_HIGH, m->desc >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_LOW, (uint32_t)m->avail);
-	wr(f, VIRTIO_MMIO_QUEUE_DRIVER_HIGH, m->avail >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_LOW, (uint32_t)m->used);
-	wr(f, VIRTIO_MMIO_QUEUE_DEVICE_HIGH, m->used >> 32);
-	wr(f, VIRTIO_MMIO_QUEUE_READY, 1);
-	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 1);
+	assert_int_equal(vqm_mmio_queue(&f->net.vm, q, m), 1);
 }
 
 /* §3.1.1 up to FEATURES_OK; returns the status read back. */
 static uint32_t driver_features(struct fix *f, uint64_t features)
 {
-	wr(f, VIRTIO_MMIO_STATUS, 0);
-	wr(f, VIRTIO_MMIO_STATUS, ACK);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, features >> 32);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
-	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)features);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK);
-	return rd(f, VIRTIO_MMIO_STATUS);
+	return vqm_mmio_negotiate(&f->net.vm, features);
 }
 
 /* Reset, negotiate, both queues on the mock's rings, DRIVER_OK. */
@@ -228,8 +192,7 @@ static void driver_up(struct fix *f, uint64_t features)
 	assert_int_equal(driver_features(f, features), ACK | DRV | FOK);
 	queue_up(f, RXQ, &f->rx);
 	queue_up(f, TXQ, &f->tx);
-	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK | DOK);
-	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK | DOK);
+	assert_int_equal(vqm_mmio_driver_ok(&f->net.vm), ACK | DRV | FOK | DOK);
 }
 
 static uint8_t *P(struct fix *f, struct vqm_buf b)

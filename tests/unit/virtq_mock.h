@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "virtio/mmio.h"
 #include "virtio/virtqueue.h"
 #include "vmm/guest_mem.h"
 
@@ -118,6 +119,23 @@ static inline uint64_t vqm_alloc(struct vqm *m, uint64_t len, uint64_t align)
 		abort();
 	m->heap = gpa + len;
 	return gpa;
+}
+
+/*
+ * A second queue's rings in owner's heap, sharing its RAM, with fresh
+ * driver indices; its own allocations start at heap.
+ */
+static inline void vqm_init_in(struct vqm *m, struct vqm *owner, uint32_t num,
+			       uint64_t desc_align, uint64_t used_align,
+			       uint64_t heap)
+{
+	memset(m, 0, sizeof(*m));
+	m->mem = owner->mem;
+	m->num = num;
+	m->desc = vqm_alloc(owner, (uint64_t)VIRTQ_DESC_SIZE * num, desc_align);
+	m->avail = vqm_alloc(owner, virtq_avail_bytes(num), 2);
+	m->used = vqm_alloc(owner, virtq_used_bytes(num), used_align);
+	m->heap = heap;
 }
 
 /* A buffer filled with 'fill'. */
@@ -272,6 +290,97 @@ static inline void vqm_start_at(struct vqm *m, struct virtqueue *vq,
 	vq->last_avail_idx = idx;
 	vq->used_idx = idx;
 	vq->signalled_used = idx;
+}
+
+/*
+ * --- the driver's side of a virtio-mmio transport ---------------------------
+ * Register accesses as a driver makes them; the steps that a driver checks
+ * return what it reads back, for the caller to assert on.
+ */
+
+static inline uint32_t vqm_mmio_rd_n(struct virtio_mmio *vm, uint64_t off,
+				     unsigned int len)
+{
+	uint8_t d[8];
+
+	memset(d, 0xee, sizeof(d));
+	virtio_mmio_ops.read(vm, off, d, len);
+	return mmio_data_get(d, len);
+}
+
+static inline void vqm_mmio_wr_n(struct virtio_mmio *vm, uint64_t off,
+				 uint32_t v, unsigned int len)
+{
+	uint8_t d[8];
+
+	mmio_data_put(d, len, v);
+	virtio_mmio_ops.write(vm, off, d, len);
+}
+
+static inline uint32_t vqm_mmio_rd(struct virtio_mmio *vm, uint64_t off)
+{
+	return vqm_mmio_rd_n(vm, off, 4);
+}
+
+static inline void vqm_mmio_wr(struct virtio_mmio *vm, uint64_t off, uint32_t v)
+{
+	vqm_mmio_wr_n(vm, off, v, 4);
+}
+
+static inline void vqm_mmio_features(struct virtio_mmio *vm, uint64_t features)
+{
+	vqm_mmio_wr(vm, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_DRIVER_FEATURES, features >> 32);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)features);
+}
+
+/* §3.1.1 steps 1-6; returns the status read back. */
+static inline uint32_t vqm_mmio_negotiate(struct virtio_mmio *vm,
+					  uint64_t features)
+{
+	vqm_mmio_wr(vm, VIRTIO_MMIO_STATUS, 0);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_STATUS, VIRTIO_STATUS_ACKNOWLEDGE);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_STATUS,
+		    VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
+	vqm_mmio_features(vm, features);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_STATUS,
+		    VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
+			    VIRTIO_STATUS_FEATURES_OK);
+	return vqm_mmio_rd(vm, VIRTIO_MMIO_STATUS);
+}
+
+/* The selected queue: its size and rings, then QueueReady. */
+static inline void vqm_mmio_rings(struct virtio_mmio *vm, uint32_t num,
+				  uint64_t desc, uint64_t avail, uint64_t used)
+{
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_NUM, num);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_DESC_LOW, (uint32_t)desc);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_DESC_HIGH, desc >> 32);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_DRIVER_LOW, (uint32_t)avail);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_DRIVER_HIGH, avail >> 32);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_DEVICE_LOW, (uint32_t)used);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_DEVICE_HIGH, used >> 32);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_READY, 1);
+}
+
+/* Queue q on the mock's rings; returns QueueReady read back. */
+static inline uint32_t vqm_mmio_queue(struct virtio_mmio *vm, uint32_t q,
+				      const struct vqm *m)
+{
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_SEL, q);
+	vqm_mmio_rings(vm, m->num, m->desc, m->avail, m->used);
+	return vqm_mmio_rd(vm, VIRTIO_MMIO_QUEUE_READY);
+}
+
+/* Set DRIVER_OK; returns the status read back. */
+static inline uint32_t vqm_mmio_driver_ok(struct virtio_mmio *vm)
+{
+	vqm_mmio_wr(vm, VIRTIO_MMIO_STATUS,
+		    VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
+			    VIRTIO_STATUS_FEATURES_OK |
+			    VIRTIO_STATUS_DRIVER_OK);
+	return vqm_mmio_rd(vm, VIRTIO_MMIO_STATUS);
 }
 
 #endif
