@@ -674,8 +674,6 @@ static int step_load(struct vm *vm)
 	ret = build_fdt(vm, &place);
 	if (ret)
 		return ret;
-	vm->kernel_entry = place.kernel_addr;
-	vm->fdt_addr = place.fdt_addr;
 	return kvm_cpu_boot_regs(&vm->vcpus[0], place.kernel_addr, 0,
 				 place.fdt_addr);
 }

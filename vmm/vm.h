@@ -107,15 +107,13 @@ struct vm {
 	/* Held for reading to use a vCPU fd from outside its thread. */
 	pthread_rwlock_t vcpu_lock;
 
-	uint64_t kernel_entry, fdt_addr;
-	unsigned long boots;
+	unsigned long boots;		/* reboots so far */
 
 	_Atomic int stop;		/* enum vm_stop */
 	int stop_fd;			/* eventfd: wakes the main thread */
 	int input_quit_fd;		/* eventfd: ends the console thread */
 	pthread_t input_thread;
-	const char *stop_why;		/* message for the exit line */
-	char stop_buf[160];
+	char stop_buf[160];		/* why: the exit line */
 	struct vm_stats stats;
 };
 
