@@ -144,12 +144,12 @@ static const struct virtio_blk_disk_ops fuzz_ops_basic = {
 static uint32_t fuzz_reg_read(struct fuzz_ctx *c, uint64_t off,
 			      unsigned int len)
 {
-	return fuzz_mmio_read(&c->blk.vm, off, len);
+	return vqm_mmio_rd_n(&c->blk.vm, off, len);
 }
 
 static void fuzz_reg_write(struct fuzz_ctx *c, uint64_t off, uint32_t v)
 {
-	fuzz_mmio_write(&c->blk.vm, off, v, 4);
+	vqm_mmio_wr_n(&c->blk.vm, off, v, 4);
 }
 
 static void fuzz_driver_up(struct fuzz_ctx *c)

@@ -114,12 +114,12 @@ static const struct virtio_net_backend_ops fuzz_ops_tx_only = {
 static uint32_t fuzz_reg_read(struct fuzz_ctx *c, uint64_t off,
 			      unsigned int len)
 {
-	return fuzz_mmio_read(&c->net.vm, off, len);
+	return vqm_mmio_rd_n(&c->net.vm, off, len);
 }
 
 static void fuzz_reg_write(struct fuzz_ctx *c, uint64_t off, uint32_t v)
 {
-	fuzz_mmio_write(&c->net.vm, off, v, 4);
+	vqm_mmio_wr_n(&c->net.vm, off, v, 4);
 }
 
 static void fuzz_driver_up(struct fuzz_ctx *c)

@@ -66,13 +66,13 @@ static unsigned int fuzz_size(struct fuzz_ctx *c)
 
 static uint32_t fuzz_read(struct fuzz_ctx *c, uint64_t off, unsigned int len)
 {
-	return fuzz_mmio_read(&c->con.vm, off, len);
+	return vqm_mmio_rd_n(&c->con.vm, off, len);
 }
 
 static void fuzz_write(struct fuzz_ctx *c, uint64_t off, uint32_t v,
 		       unsigned int len)
 {
-	fuzz_mmio_write(&c->con.vm, off, v, len);
+	vqm_mmio_wr_n(&c->con.vm, off, v, len);
 }
 
 static bool fuzz_live(const struct fuzz_ctx *c)

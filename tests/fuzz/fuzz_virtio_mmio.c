@@ -52,13 +52,13 @@ static ssize_t fuzz_source(void *opaque, void *buf, size_t len)
 
 static uint32_t fuzz_read(struct fuzz_ctx *c, uint64_t off, unsigned int len)
 {
-	return fuzz_mmio_read(&c->rng.vm, off, len);
+	return vqm_mmio_rd_n(&c->rng.vm, off, len);
 }
 
 static void fuzz_write(struct fuzz_ctx *c, uint64_t off, uint32_t v,
 		       unsigned int len)
 {
-	fuzz_mmio_write(&c->rng.vm, off, v, len);
+	vqm_mmio_wr_n(&c->rng.vm, off, v, len);
 }
 
 static void fuzz_check_read(struct fuzz_ctx *c, uint64_t off, uint32_t v)

@@ -16,6 +16,7 @@
 
 #include "virtio/mmio.h"
 #include "vmm/guest_mem.h"
+#include "tests/unit/virtq_mock.h"	/* vqm_mmio_rd_n/wr_n */
 
 #define FUZZ_RAM_SIZE 0x10000
 
@@ -130,37 +131,18 @@ static inline void fuzz_publish(struct guest_mem *mem,
 
 /* --- the driver's side of the transport ----------------------------------- */
 
-static inline uint32_t fuzz_mmio_read(struct virtio_mmio *vm, uint64_t off,
-				      unsigned int len)
-{
-	uint8_t d[8];
-
-	memset(d, 0xee, sizeof(d));
-	virtio_mmio_ops.read(vm, off, d, len);
-	return mmio_data_get(d, len);
-}
-
-static inline void fuzz_mmio_write(struct virtio_mmio *vm, uint64_t off,
-				   uint32_t v, unsigned int len)
-{
-	uint8_t d[8];
-
-	mmio_data_put(d, len, v);
-	virtio_mmio_ops.write(vm, off, d, len);
-}
-
 /* Reset, ACKNOWLEDGE, DRIVER, the features, FEATURES_OK (§3.1.1 1-5). */
 static inline void fuzz_mmio_negotiate(struct virtio_mmio *vm,
 				       uint64_t features)
 {
-	fuzz_mmio_write(vm, VIRTIO_MMIO_STATUS, 0, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_STATUS, 1, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_STATUS, 3, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_DRIVER_FEATURES, features >> 32, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)features, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_STATUS, 11, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_STATUS, 0, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_STATUS, 1, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_STATUS, 3, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 1, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_DRIVER_FEATURES, features >> 32, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 0, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_DRIVER_FEATURES, (uint32_t)features, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_STATUS, 11, 4);
 }
 
 /* Select queue q, give it its rings (low halves only) and make it ready. */
@@ -168,12 +150,12 @@ static inline void fuzz_mmio_queue(struct virtio_mmio *vm, uint32_t q,
 				   uint32_t num, uint32_t desc, uint32_t avail,
 				   uint32_t used)
 {
-	fuzz_mmio_write(vm, VIRTIO_MMIO_QUEUE_SEL, q, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_QUEUE_NUM, num, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_QUEUE_DESC_LOW, desc, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_QUEUE_DRIVER_LOW, avail, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_QUEUE_DEVICE_LOW, used, 4);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_QUEUE_READY, 1, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_QUEUE_SEL, q, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_QUEUE_NUM, num, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_QUEUE_DESC_LOW, desc, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_QUEUE_DRIVER_LOW, avail, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_QUEUE_DEVICE_LOW, used, 4);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_QUEUE_READY, 1, 4);
 }
 
 /*
@@ -189,8 +171,8 @@ static inline void fuzz_mmio_driver_up(struct virtio_mmio *vm,
 	for (unsigned int q = 0; q < n; q++)
 		fuzz_mmio_queue(vm, q, rings[q].num, rings[q].desc,
 				rings[q].avail, rings[q].used);
-	fuzz_mmio_write(vm, VIRTIO_MMIO_STATUS, 15, 4);
-	CHECK(fuzz_mmio_read(vm, VIRTIO_MMIO_STATUS, 4) == 15);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_STATUS, 15, 4);
+	CHECK(vqm_mmio_rd_n(vm, VIRTIO_MMIO_STATUS, 4) == 15);
 }
 
 #endif
