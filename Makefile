@@ -12,7 +12,7 @@ CSTD       := -std=gnu11 -D_GNU_SOURCE -I.
 # Native (x86_64) builds of the device cores and helpers for tests.
 # vmm/main.c and vmm/kvm*.c talk to RISC-V KVM and build only for riscv64.
 CORE_SRCS  := $(filter-out vmm/main.c vmm/kvm%.c, \
-		$(wildcard vmm/*.c devices/*.c virtio/*.c))
+		$(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c))
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	      -fno-omit-frame-pointer
 NATIVE_CFLAGS := $(CSTD) $(WARN) -g -O1 $(SAN)
@@ -35,7 +35,7 @@ RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -static -pthread \
 	      -isystem $(SYSROOT)/usr/include
 RV_LDFLAGS := -static -pthread -L$(SYSROOT)/usr/lib/riscv64-linux-gnu
 RV_LIBS    := -lfdt -lz
-LKVM_SRCS  := $(wildcard vmm/*.c devices/*.c virtio/*.c)
+LKVM_SRCS  := $(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
 	fuzz fuzz-check e2e check run run-host bench clean distclean

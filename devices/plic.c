@@ -11,7 +11,7 @@
 #include <libfdt.h>
 
 #include "devices/plic.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define PLIC_PENDING_END (PLIC_PENDING_BASE + 4 * PLIC_WORDS)
 

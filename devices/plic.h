@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "devices/device.h"
+#include "lib/device.h"
 #include "vmm/layout.h"
 
 #define PLIC_MAX_CONTEXTS 32

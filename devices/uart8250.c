@@ -19,7 +19,7 @@
 
 #include "devices/uart8250.h"
 #include "vmm/layout.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define UART8250_CLOCK_HZ 3686400
 

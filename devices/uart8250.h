@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "devices/device.h"
+#include "lib/device.h"
 
 #define UART8250_FIFO_SIZE 16
 

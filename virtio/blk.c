@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "virtio/blk.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 /* One request being decoded: the chain's cursors and the header. */
 struct blk_req {

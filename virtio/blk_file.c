@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "virtio/blk.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 static ssize_t blk_file_read(void *opaque, void *buf, size_t len,
 			     uint64_t offset)

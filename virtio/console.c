@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "virtio/console.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 /*
  * Lock held.  May the device use its queues (§3.1.1: not before

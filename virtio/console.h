@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "devices/device.h"
+#include "lib/device.h"
 #include "virtio/mmio.h"
 
 #ifndef VIRTIO_ID_CONSOLE

@@ -11,7 +11,7 @@
 
 #include "virtio/mmio.h"
 #include "vmm/layout.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define VIRTIO_MMIO_DRIVER_BITS                                \
 	(VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |    \

@@ -36,10 +36,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "devices/device.h"
+#include "lib/device.h"
 #include "virtio/virtio.h"
 #include "virtio/virtqueue.h"
-#include "vmm/guest_mem.h"
+#include "lib/guest_mem.h"
 
 #define VIRTIO_MMIO_MAGIC 0x74726976 /* "virt" */
 #define VIRTIO_MMIO_VERSION_2 2

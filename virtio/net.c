@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "virtio/net.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 /*
  * --- virtqueue operations the core does not have yet ----------------------

@@ -4,7 +4,7 @@
 #include <sys/random.h>
 
 #include "virtio/rng.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define RNG_BOUNCE 256
 

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "virtio/virtqueue.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 /* Log once per call site, mark the queue broken, evaluate to -EIO. */
 #define virtq_fail(vq, ...)                 \

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/guest_mem.h"
+#include "lib/guest_mem.h"
 
 #define VIRTQ_MAX_SIZE 32768
 #define VIRTQ_CHAIN_MAX_SEGS 256

@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "isa.h"
 #include "layout.h"
-#include "log.h"
+#include "lib/log.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

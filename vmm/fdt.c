@@ -20,7 +20,7 @@
 
 #include "vmm/fdt.h"
 #include "vmm/layout.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 /* Canonical order of single-letter extensions (Linux uabi.rst, ISA spec). */
 static const char dt_letter_order[] = "imafdqlcbkjtpvh";

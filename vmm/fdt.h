@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "devices/device.h"
+#include "lib/device.h"
 #include "vmm/config.h"
 #include "vmm/isa.h"
 

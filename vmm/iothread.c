@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "iothread.h"
-#include "log.h"
+#include "lib/log.h"
 
 int iothread_init(struct iothread *t)
 {

@@ -14,7 +14,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 #include "sbi.h"
 #include "vm.h"
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "layout.h"
-#include "log.h"
+#include "lib/log.h"
 #include "vm.h"
 
 static const struct {

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "guest_mem.h"
+#include "lib/guest_mem.h"
 #include "image.h"
 #include "layout.h"
 

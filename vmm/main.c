@@ -29,7 +29,7 @@
 #include "fdt.h"
 #include "layout.h"
 #include "loader.h"
-#include "log.h"
+#include "lib/log.h"
 #include "term.h"
 #include "vm.h"
 
@@ -84,7 +84,7 @@ static size_t hv_read(void *opaque, uint8_t *buf, size_t len)
 {
 	struct vm *vm = opaque;
 
-	return console_pop(&vm->console, buf, len);
+	return hostcons_pop(&vm->console, buf, len);
 }
 
 /* Offer input to the guest's console; returns how much it took. */
@@ -92,7 +92,7 @@ static size_t console_deliver(struct vm *vm, const uint8_t *buf, size_t len)
 {
 	switch (vm->cfg->console) {
 	case CONSOLE_HV:
-		return console_push(&vm->console, buf, len);
+		return hostcons_push(&vm->console, buf, len);
 	case CONSOLE_VIRTIO:
 		return virtio_console_receive(&vm->vcon, buf, len);
 	default:
@@ -119,9 +119,9 @@ static bool console_read(struct vm *vm, uint8_t *buf, size_t *len,
 	if (n == 0)
 		return false;
 	if (room) {
-		*len += console_filter(&vm->console, in, n, buf + *len, &stop);
+		*len += hostcons_filter(&vm->console, in, n, buf + *len, &stop);
 	} else {
-		console_filter(&vm->console, in, n, scratch, &stop);
+		hostcons_filter(&vm->console, in, n, scratch, &stop);
 		pr_once(LOG_WARN, "console input dropped: the guest is not reading it");
 	}
 	if (stop)
@@ -169,7 +169,7 @@ static int step_console_up(struct vm *vm)
 	};
 	int ret;
 
-	console_init(&vm->console);
+	hostcons_init(&vm->console);
 	vm->hv_console = hv_ops;
 	vm->hv_console.opaque = vm;
 	vm->input_quit_fd = eventfd(0, EFD_CLOEXEC);
@@ -196,7 +196,7 @@ static void step_console_down(struct vm *vm)
 		pthread_join(vm->input_thread, NULL);
 	close(vm->input_quit_fd);
 	term_restore();
-	console_destroy(&vm->console);
+	hostcons_destroy(&vm->console);
 }
 
 /* --- devices -------------------------------------------------------------- */
@@ -595,7 +595,7 @@ static int dump_dtb(const char *path, const void *fdt, size_t size)
 		return -ENAMETOOLONG;
 	fd = mkstemp(tmp);
 	if (fd < 0 || fchmod(fd, 0644 & ~umask_get()) ||
-	    console_write_all(fd, fdt, size) || fsync(fd))
+	    hostcons_write_all(fd, fdt, size) || fsync(fd))
 		ret = -errno;
 	if (fd >= 0)
 		close(fd);

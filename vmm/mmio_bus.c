@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "log.h"
+#include "lib/log.h"
 #include "mmio_bus.h"
 
 static bool region_overlaps(const struct mmio_region *r, uint64_t base,

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "devices/device.h"
+#include "lib/device.h"
 
 #define MMIO_BUS_MAX_REGIONS 16
 

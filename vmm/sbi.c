@@ -5,8 +5,8 @@
  */
 #include <stdbool.h>
 
-#include "vmm/guest_mem.h"
-#include "vmm/log.h"
+#include "lib/guest_mem.h"
+#include "lib/log.h"
 #include "vmm/sbi.h"
 
 struct sbi_ext_desc {

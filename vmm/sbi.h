@@ -40,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/guest_mem.h"
+#include "lib/guest_mem.h"
 
 /* Standard SBI error codes (SBI v2.0 chapter 3, "Standard SBI Errors"). */
 #define SBI_SUCCESS 0

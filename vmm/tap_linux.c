@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 #include "tap_linux.h"
 
 #define VNET_HDR_LEN 12	/* struct virtio_net_hdr_v1 */

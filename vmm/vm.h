@@ -14,8 +14,8 @@
 #include "config.h"
 #include "iothread.h"
 #include "tap_linux.h"
-#include "console.h"
-#include "guest_mem.h"
+#include "hostcons.h"
+#include "lib/guest_mem.h"
 #include "isa.h"
 #include "layout.h"
 #include "mmio_bus.h"
@@ -101,7 +101,7 @@ struct vm {
 	} virtio[LAYOUT_VIRTIO_MMIO_SLOTS];
 	unsigned int nr_virtio;
 	struct iothread io;
-	struct console console;
+	struct hostcons console;
 	struct sbi_console hv_console;
 	struct sbi_ctx sbi;
 	/* Held for reading to use a vCPU fd from outside its thread. */

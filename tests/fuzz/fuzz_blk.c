@@ -34,7 +34,7 @@
 
 #include "virtio/blk.h"
 #include "virtio/mmio.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "tests/fuzz/fuzz_virtio_util.h"
 
 #define SECTOR 512

@@ -18,7 +18,7 @@
 
 #include "vmm/cli.h"
 #include "vmm/layout.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define MAX_ARGS 64
 

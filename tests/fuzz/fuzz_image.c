@@ -15,7 +15,7 @@
 
 #include "vmm/image.h"
 #include "vmm/loader.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define FUZZ_OUT_MAX SZ_1M
 

@@ -38,7 +38,7 @@
 
 #include "virtio/mmio.h"
 #include "virtio/net.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "tests/fuzz/fuzz_virtio_util.h"
 
 #define TX_RINGS 0x2000

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "devices/plic.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define NR_CTX 4
 #define NR_SRC (LAYOUT_PLIC_NR_IRQS + 1)

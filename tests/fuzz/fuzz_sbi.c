@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/guest_mem.h"
-#include "vmm/log.h"
+#include "lib/guest_mem.h"
+#include "lib/log.h"
 #include "vmm/sbi.h"
 
 #define FUZZ_RAM_BASE 0x80000000UL

@@ -16,7 +16,7 @@
 
 #include "devices/uart8250.h"
 #include "vmm/layout.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define CHECK(cond)                       \
 	do {                              \

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "virtio/console.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "tests/fuzz/fuzz_virtio_util.h"
 
 struct fuzz_ctx {

@@ -24,7 +24,7 @@
 
 #include "virtio/mmio.h"
 #include "virtio/rng.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "tests/fuzz/fuzz_virtio_util.h"
 
 struct fuzz_ctx {

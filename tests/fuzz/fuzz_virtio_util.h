@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "virtio/mmio.h"
-#include "vmm/guest_mem.h"
+#include "lib/guest_mem.h"
 #include "tests/unit/virtq_mock.h"	/* vqm_mmio_rd_n/wr_n */
 
 #define FUZZ_RAM_SIZE 0x10000

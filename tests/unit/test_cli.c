@@ -14,7 +14,7 @@
 #include "vmm/cli.h"
 #include "vmm/isa.h"
 #include "vmm/layout.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define MiB (1ULL << 20)
 #define GiB (1ULL << 30)

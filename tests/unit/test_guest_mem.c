@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "vmm/guest_mem.h"
+#include "lib/guest_mem.h"
 
 static uint8_t ram[4096];
 static const struct guest_mem mem = {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "vmm/mmio_bus.h"
 
 struct fake_dev {

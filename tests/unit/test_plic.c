@@ -11,7 +11,7 @@
 #include <libfdt.h>
 
 #include "devices/plic.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 
 #define NR_CTX 4
 

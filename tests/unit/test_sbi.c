@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "vmm/guest_mem.h"
-#include "vmm/log.h"
+#include "lib/guest_mem.h"
+#include "lib/log.h"
 #include "vmm/sbi.h"
 
 #define RAM_BASE 0x80000000UL

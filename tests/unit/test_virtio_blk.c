@@ -14,7 +14,7 @@
 #include "virtio/blk.h"
 #include "virtio/mmio.h"
 #include "vmm/layout.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "tests/unit/virtq_mock.h"
 
 #define RAM_SIZE (2 * 1024 * 1024)

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "virtio/console.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "tests/unit/virtq_mock.h"
 
 #define RAM_SIZE (1024 * 1024)

@@ -11,7 +11,7 @@
 #include "virtio/mmio.h"
 #include "virtio/rng.h"
 #include "vmm/layout.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "tests/unit/virtq_mock.h"
 
 #define RAM_SIZE (512 * 1024)

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "virtio/virtqueue.h"
-#include "vmm/log.h"
+#include "lib/log.h"
 #include "tests/unit/virtq_mock.h"
 
 #define RAM_SIZE (256 * 1024)

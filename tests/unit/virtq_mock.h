@@ -18,7 +18,7 @@
 
 #include "virtio/mmio.h"
 #include "virtio/virtqueue.h"
-#include "vmm/guest_mem.h"
+#include "lib/guest_mem.h"
 
 #define VQM_RAM_BASE 0x80000000ULL
 

@@ -2,21 +2,21 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "console.h"
+#include "hostcons.h"
 
-void console_init(struct console *c)
+void hostcons_init(struct hostcons *c)
 {
 	pthread_mutex_init(&c->lock, NULL);
 	c->head = c->count = 0;
 	c->escape = false;
 }
 
-void console_destroy(struct console *c)
+void hostcons_destroy(struct hostcons *c)
 {
 	pthread_mutex_destroy(&c->lock);
 }
 
-size_t console_filter(struct console *c, const uint8_t *in, size_t len,
+size_t hostcons_filter(struct hostcons *c, const uint8_t *in, size_t len,
 		      uint8_t *out, bool *stop)
 {
 	size_t n = 0;
@@ -24,7 +24,7 @@ size_t console_filter(struct console *c, const uint8_t *in, size_t len,
 	*stop = false;
 	for (size_t i = 0; i < len; i++) {
 		if (!c->escape) {
-			if (in[i] == CONSOLE_ESCAPE)
+			if (in[i] == HOSTCONS_ESCAPE)
 				c->escape = true;
 			else
 				out[n++] = in[i];
@@ -35,41 +35,41 @@ size_t console_filter(struct console *c, const uint8_t *in, size_t len,
 			*stop = true;
 			break;
 		}
-		if (in[i] != CONSOLE_ESCAPE)
-			out[n++] = CONSOLE_ESCAPE;
+		if (in[i] != HOSTCONS_ESCAPE)
+			out[n++] = HOSTCONS_ESCAPE;
 		out[n++] = in[i];
 	}
 	return n;
 }
 
-size_t console_push(struct console *c, const uint8_t *buf, size_t len)
+size_t hostcons_push(struct hostcons *c, const uint8_t *buf, size_t len)
 {
 	size_t n;
 
 	pthread_mutex_lock(&c->lock);
-	for (n = 0; n < len && c->count < CONSOLE_QUEUE_SIZE; n++) {
-		c->queue[(c->head + c->count) % CONSOLE_QUEUE_SIZE] = buf[n];
+	for (n = 0; n < len && c->count < HOSTCONS_QUEUE_SIZE; n++) {
+		c->queue[(c->head + c->count) % HOSTCONS_QUEUE_SIZE] = buf[n];
 		c->count++;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return n;
 }
 
-size_t console_pop(struct console *c, uint8_t *buf, size_t len)
+size_t hostcons_pop(struct hostcons *c, uint8_t *buf, size_t len)
 {
 	size_t n;
 
 	pthread_mutex_lock(&c->lock);
 	for (n = 0; n < len && c->count; n++) {
 		buf[n] = c->queue[c->head];
-		c->head = (c->head + 1) % CONSOLE_QUEUE_SIZE;
+		c->head = (c->head + 1) % HOSTCONS_QUEUE_SIZE;
 		c->count--;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return n;
 }
 
-int console_write_all(int fd, const uint8_t *buf, size_t len)
+int hostcons_write_all(int fd, const uint8_t *buf, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, buf, len);
