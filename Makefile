@@ -10,8 +10,9 @@ WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 CSTD       := -std=gnu11 -D_GNU_SOURCE -I.
 
 # Native (x86_64) builds of the device cores and helpers for tests.
-# vmm/main.c and vmm/kvm*.c talk to RISC-V KVM and build only for riscv64.
-CORE_SRCS  := $(filter-out vmm/main.c vmm/kvm%.c, \
+# vmm/main.c, vmm/lifecycle.c and vmm/kvm*.c drive RISC-V KVM and build
+# only for riscv64.
+CORE_SRCS  := $(filter-out vmm/main.c vmm/lifecycle.c vmm/kvm%.c, \
 		$(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c))
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	      -fno-omit-frame-pointer
@@ -58,7 +59,7 @@ kernel-tree: deps
 
 $(BUILD)/riscv64/obj/%.o: %.c | deps
 	@mkdir -p $(dir $@)
-	$(RV_CC) $(RV_CFLAGS) -MMD -c $< -o $@
+	$(RV_CC) $(RV_CFLAGS) -MMD -MP -c $< -o $@
 
 ifneq ($(wildcard vmm/main.c),)
 lkvm: $(BUILD)/riscv64/lkvm
@@ -90,7 +91,7 @@ $(BUILD)/riscv64/%.Image: tests/e2e/%.S | deps
 
 $(BUILD)/native/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	gcc $(NATIVE_CFLAGS) -MMD -c $< -o $@
+	gcc $(NATIVE_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/native/test_%: tests/unit/test_%.c $(NATIVE_OBJS)
 	@mkdir -p $(dir $@)
@@ -100,7 +101,7 @@ unit: $(UNIT_BINS)
 
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -MMD -c $< -o $@
+	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)

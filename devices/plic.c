@@ -11,7 +11,11 @@
 #include <libfdt.h>
 
 #include "devices/plic.h"
+#include "lib/dev_fdt.h"
 #include "lib/log.h"
+
+/* The hart interrupt the PLIC drives: supervisor external (mcause 9). */
+#define PLIC_IRQ_S_EXT 9
 
 #define PLIC_PENDING_END (PLIC_PENDING_BASE + 4 * PLIC_WORDS)
 
@@ -30,7 +34,7 @@ static void plic_assign(uint32_t *map, unsigned int src, bool val)
 
 static bool plic_src_valid(unsigned int src)
 {
-	return src >= 1 && src <= LAYOUT_PLIC_NR_IRQS;
+	return src >= 1 && src <= PLIC_MAX_SOURCES;
 }
 
 /* The claimable source with the highest priority (ties: lowest id), or 0. */
@@ -197,7 +201,7 @@ static void plic_reg_write(struct plic *p, uint64_t off, uint32_t val)
 
 static bool plic_access_ok(uint64_t offset, unsigned int len)
 {
-	if (len == 4 && !(offset & 3) && offset < LAYOUT_PLIC_SIZE)
+	if (len == 4 && !(offset & 3) && offset < PLIC_SIZE)
 		return true;
 	pr_guest_once("plic: %u-byte access at 0x%llx ignored", len,
 		      (unsigned long long)offset);
@@ -253,43 +257,39 @@ static void plic_reset(void *opaque)
 static int plic_fdt(void *opaque, void *fdt)
 {
 	static const char compat[] = "sifive,plic-1.0.0\0riscv,plic0";
-	const fdt64_t reg[] = { cpu_to_fdt64(LAYOUT_PLIC_BASE),
-				cpu_to_fdt64(LAYOUT_PLIC_SIZE) };
 	const struct plic *p = opaque;
 	fdt32_t ext[2 * PLIC_MAX_CONTEXTS];
 	int ext_len = 2 * sizeof(ext[0]) * p->nr_contexts;
-	char name[48];
 	int err;
 
 	for (unsigned int i = 0; i < p->nr_contexts; i++) {
-		ext[2 * i] = cpu_to_fdt32(PHANDLE_CPU_INTC(i));
-		ext[2 * i + 1] = cpu_to_fdt32(IRQ_S_EXT);
+		ext[2 * i] = cpu_to_fdt32(p->res.irq_parent + i);
+		ext[2 * i + 1] = cpu_to_fdt32(PLIC_IRQ_S_EXT);
 	}
-	snprintf(name, sizeof(name), "interrupt-controller@%llx",
-		 (unsigned long long)LAYOUT_PLIC_BASE);
-	err = fdt_begin_node(fdt, name);
-	err = err ?: fdt_property(fdt, "compatible", compat, sizeof(compat));
-	err = err ?: fdt_property(fdt, "reg", reg, sizeof(reg));
+	err = dev_fdt_begin(fdt, "interrupt-controller", compat, sizeof(compat),
+			    &p->res);
 	err = err ?: fdt_property(fdt, "interrupts-extended", ext, ext_len);
-	err = err ?: fdt_property_u32(fdt, "riscv,ndev", LAYOUT_PLIC_NR_IRQS);
+	err = err ?: fdt_property_u32(fdt, "riscv,ndev", PLIC_MAX_SOURCES);
 	err = err ?: fdt_property_u32(fdt, "#interrupt-cells", 1);
 	err = err ?: fdt_property_u32(fdt, "#address-cells", 0);
 	err = err ?: fdt_property(fdt, "interrupt-controller", NULL, 0);
-	err = err ?: fdt_property_u32(fdt, "phandle", PHANDLE_PLIC);
+	err = err ?: fdt_property_u32(fdt, "phandle", p->res.phandle);
 	return err ?: fdt_end_node(fdt);
 }
 
-int plic_init(struct plic *p, unsigned int nr_contexts,
-	      const struct irq_line *outputs)
+int plic_init(struct plic *p, const struct dev_res *res,
+	      unsigned int nr_contexts, const struct irq_line *outputs)
 {
 	int err;
 
-	if (!nr_contexts || nr_contexts > PLIC_MAX_CONTEXTS || !outputs)
+	if (!res || !nr_contexts || nr_contexts > PLIC_MAX_CONTEXTS ||
+	    !outputs)
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	err = pthread_mutex_init(&p->lock, NULL);
 	if (err)
 		return -err;
+	p->res = *res;
 	p->nr_contexts = nr_contexts;
 	for (unsigned int i = 0; i < nr_contexts; i++)
 		p->ctx[i].output = outputs[i];

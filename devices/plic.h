@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * RISC-V PLIC (platform-level interrupt controller), modelled in user space
- * for hosts without an in-kernel irqchip.  Sources 1..LAYOUT_PLIC_NR_IRQS,
+ * for hosts without an in-kernel irqchip.  Sources 1..PLIC_MAX_SOURCES,
  * priorities 0..7, one S-mode context per hart (context i = hart i).
  *
  * Inputs: plic_set_irq() from device backends (any thread) and MMIO from
@@ -21,12 +21,14 @@
 #include <stdint.h>
 
 #include "lib/device.h"
-#include "vmm/layout.h"
 
 #define PLIC_MAX_CONTEXTS 32
+#define PLIC_MAX_SOURCES 1023
+/* The register file's span: contexts up to 15871 (the spec's maximum). */
+#define PLIC_SIZE 0x04000000ULL
 #define PLIC_MAX_PRIORITY 7
-/* Bitmap words covering source ids 0..LAYOUT_PLIC_NR_IRQS. */
-#define PLIC_WORDS ((LAYOUT_PLIC_NR_IRQS + 1 + 31) / 32)
+/* Bitmap words covering source ids 0..PLIC_MAX_SOURCES. */
+#define PLIC_WORDS ((PLIC_MAX_SOURCES + 1 + 31) / 32)
 
 /* Register map, offsets inside the PLIC window. */
 #define PLIC_PRIORITY_BASE 0x0
@@ -53,6 +55,7 @@ struct plic_context {
  */
 struct plic {
 	pthread_mutex_t lock;
+	struct dev_res res; /* immutable after init */
 	unsigned int nr_contexts; /* immutable after init */
 	uint8_t priority[PLIC_WORDS * 32];
 	uint32_t pending[PLIC_WORDS]; /* IP bits seen by the guest */
@@ -64,16 +67,18 @@ struct plic {
 };
 
 /*
- * outputs[i] drives hart i's supervisor external interrupt.  Returns 0, or
- * -EINVAL for 0 or more than PLIC_MAX_CONTEXTS contexts or no outputs, or
- * the -errno of pthread_mutex_init().  Outputs start (and are assumed to
- * be) deasserted.
+ * outputs[i] drives hart i's supervisor external interrupt.  res gives the
+ * window (for the device tree; the bus maps it), the PLIC's own phandle and,
+ * as irq_parent, the phandle of hart 0's interrupt controller: hart i's is
+ * irq_parent + i.  Returns 0, or -EINVAL for no res, 0 or more than
+ * PLIC_MAX_CONTEXTS contexts or no outputs, or the -errno of
+ * pthread_mutex_init().  Outputs start (and are assumed to be) deasserted.
  */
-int plic_init(struct plic *p, unsigned int nr_contexts,
-	      const struct irq_line *outputs);
+int plic_init(struct plic *p, const struct dev_res *res,
+	      unsigned int nr_contexts, const struct irq_line *outputs);
 void plic_destroy(struct plic *p);
 
-/* Sets the input level of source 'src' (1..LAYOUT_PLIC_NR_IRQS). */
+/* Sets the input level of source 'src' (1..PLIC_MAX_SOURCES). */
 void plic_set_irq(struct plic *p, unsigned int src, int level);
 
 /*

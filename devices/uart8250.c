@@ -18,7 +18,7 @@
 #include <libfdt.h>
 
 #include "devices/uart8250.h"
-#include "vmm/layout.h"
+#include "lib/dev_fdt.h"
 #include "lib/log.h"
 
 #define UART8250_CLOCK_HZ 3686400
@@ -362,44 +362,29 @@ static void uart_mmio_reset(void *opaque)
 
 static int uart_mmio_fdt(void *opaque, void *fdt)
 {
-	const uint64_t base = LAYOUT_UART_BASE, size = LAYOUT_UART_SIZE;
-	const fdt32_t reg[4] = {
-		cpu_to_fdt32(base >> 32),
-		cpu_to_fdt32((uint32_t)base),
-		cpu_to_fdt32(size >> 32),
-		cpu_to_fdt32((uint32_t)size),
-	};
-	char name[32];
-	int ret;
+	static const char compat[] = "ns16550a";
+	const struct uart8250 *u = opaque;
+	int err;
 
-	(void)opaque;
-	snprintf(name, sizeof(name), "serial@%llx", (unsigned long long)base);
-	ret = fdt_begin_node(fdt, name);
-	if (!ret)
-		ret = fdt_property_string(fdt, "compatible", "ns16550a");
-	if (!ret)
-		ret = fdt_property(fdt, "reg", reg, sizeof(reg));
-	if (!ret)
-		ret = fdt_property_u32(fdt, "clock-frequency",
-				       UART8250_CLOCK_HZ);
-	if (!ret)
-		ret = fdt_property_u32(fdt, "interrupts", LAYOUT_UART_IRQ);
-	if (!ret)
-		ret = fdt_property_u32(fdt, "interrupt-parent", PHANDLE_PLIC);
-	if (!ret)
-		ret = fdt_end_node(fdt);
-	return ret;
+	err = dev_fdt_begin(fdt, "serial", compat, sizeof(compat), &u->res);
+	err = err ?: fdt_property_u32(fdt, "clock-frequency",
+				      UART8250_CLOCK_HZ);
+	err = err ?: dev_fdt_irq(fdt, &u->res);
+	return err ?: fdt_end_node(fdt);
 }
 
-int uart8250_init(struct uart8250 *u, const struct irq_line *irq,
-		  const struct char_out *out)
+int uart8250_init(struct uart8250 *u, const struct dev_res *res,
+		  const struct irq_line *irq, const struct char_out *out)
 {
 	int ret;
 
+	if (!res)
+		return -EINVAL;
 	memset(u, 0, sizeof(*u));
 	ret = pthread_mutex_init(&u->lock, NULL);
 	if (ret)
 		return -ret;
+	u->res = *res;
 	if (irq)
 		u->irq = *irq;
 	if (out)

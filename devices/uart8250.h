@@ -102,6 +102,7 @@
 /* Embeddable; all fields are private to uart8250.c (tests may peek). */
 struct uart8250 {
 	pthread_mutex_t lock;
+	struct dev_res res; /* window and interrupt, for the device tree */
 	struct irq_line irq;
 	struct char_out out;
 	int irq_level; /* last level given to irq.set() */
@@ -118,12 +119,13 @@ struct uart8250 {
 };
 
 /*
- * Initialise to power-on state.  irq and out are copied; either may have a
- * NULL callback.  The interrupt line is assumed deasserted and not touched.
- * Returns 0 or -errno.
+ * Initialise to power-on state.  res (where the board put the UART, for
+ * the device tree), irq and out are copied; irq and out may be NULL or have
+ * a NULL callback.  The interrupt line is assumed deasserted and not
+ * touched.  Returns 0, -EINVAL without res, or -errno.
  */
-int uart8250_init(struct uart8250 *u, const struct irq_line *irq,
-		  const struct char_out *out);
+int uart8250_init(struct uart8250 *u, const struct dev_res *res,
+		  const struct irq_line *irq, const struct char_out *out);
 void uart8250_destroy(struct uart8250 *u);
 
 /*

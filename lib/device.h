@@ -64,6 +64,23 @@ static inline void mmio_data_put(void *data, unsigned int len, uint64_t v)
 		p[i] = v >> (8 * i);
 }
 
+/*
+ * Where the board put a device: its MMIO window and its interrupt, as the
+ * device describes them in the device tree.  Device cores take these from
+ * whoever creates them and never look addresses up themselves.
+ */
+struct dev_res {
+	uint64_t base, size;	/* guest physical MMIO window */
+	uint32_t irq;		/* source number at irq_parent; 0: none */
+	uint32_t irq_parent;	/* phandle of the interrupt controller */
+	/*
+	 * irq_parent's #interrupt-cells: 1 (PLIC: source) or 2 (APLIC:
+	 * source, IRQ_TYPE_LEVEL_HIGH).
+	 */
+	uint32_t irq_cells;
+	uint32_t phandle;	/* the device's own phandle; 0: none */
+};
+
 /* A byte sink, e.g. the UART's transmitter or the SBI console. */
 struct char_out {
 	void (*write)(void *opaque, const uint8_t *buf, size_t len);

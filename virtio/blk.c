@@ -368,7 +368,7 @@ static bool blk_disk_ok(const struct virtio_blk_disk *disk)
 	       (disk->read_only || disk->ops->write);
 }
 
-int virtio_blk_init(struct virtio_blk *blk, unsigned int slot,
+int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    const struct virtio_blk_disk *disk)
 {
@@ -392,7 +392,7 @@ int virtio_blk_init(struct virtio_blk *blk, unsigned int slot,
 		aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN, VIRTIO_BLK_BOUNCE_SIZE);
 	if (!blk->bounce)
 		return -ENOMEM;
-	ret = virtio_mmio_init(&blk->vm, slot, mem, irq, &dev);
+	ret = virtio_mmio_init(&blk->vm, res, mem, irq, &dev);
 	if (ret) {
 		free(blk->bounce);
 		blk->bounce = NULL;

@@ -37,7 +37,7 @@
  * so it can run on an I/O thread as well.
  *
  * The transport is embedded: register virtio_mmio_ops with opaque &blk->vm
- * at blk->vm.base / blk->vm.size.
+ * at blk->vm.res.base / blk->vm.res.size.
  */
 #ifndef RVKVM_VIRTIO_BLK_H
 #define RVKVM_VIRTIO_BLK_H
@@ -170,10 +170,10 @@ struct virtio_blk {
 
 /*
  * The disk description is copied; disk->ops and disk->opaque must outlive
- * the device.  -EINVAL for a bad slot, no ops, no read (or no write on a
+ * the device.  -EINVAL for a missing res, no ops, no read (or no write on a
  * writable disk), -ENOMEM, or -errno.
  */
-int virtio_blk_init(struct virtio_blk *blk, unsigned int slot,
+int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    const struct virtio_blk_disk *disk);
 void virtio_blk_destroy(struct virtio_blk *blk);

@@ -144,7 +144,7 @@ static const struct virtio_dev_ops vcon_dev_ops = {
 	.config_write = vcon_config_write,
 };
 
-int virtio_console_init(struct virtio_console *con, unsigned int slot,
+int virtio_console_init(struct virtio_console *con, const struct dev_res *res,
 			const struct guest_mem *mem, const struct irq_line *irq,
 			const struct char_out *out)
 {
@@ -166,7 +166,7 @@ int virtio_console_init(struct virtio_console *con, unsigned int slot,
 	con->rx_wake_opaque = NULL;
 	memset(con->config, 0, sizeof(con->config));
 	mmio_data_put(con->config + VIRTIO_CONSOLE_CFG_MAX_NR_PORTS, 4, 1);
-	return virtio_mmio_init(&con->vm, slot, mem, irq, &dev);
+	return virtio_mmio_init(&con->vm, res, mem, irq, &dev);
 }
 
 void virtio_console_destroy(struct virtio_console *con)

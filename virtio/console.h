@@ -25,7 +25,7 @@
  * the notification and receive holds no bytes, so no work is in flight.
  *
  * The transport is embedded: register virtio_mmio_ops with opaque &con->vm
- * at con->vm.base / con->vm.size.
+ * at con->vm.res.base / con->vm.res.size.
  */
 #ifndef RVKVM_VIRTIO_CONSOLE_H
 #define RVKVM_VIRTIO_CONSOLE_H
@@ -74,9 +74,9 @@ struct virtio_console {
 /*
  * out is copied; out->write receives the guest's output (transmitq and
  * emergency writes), called with the transport lock held.  -EINVAL for a
- * bad slot or a missing out->write, or -errno.
+ * missing res or a missing out->write, or -errno.
  */
-int virtio_console_init(struct virtio_console *con, unsigned int slot,
+int virtio_console_init(struct virtio_console *con, const struct dev_res *res,
 			const struct guest_mem *mem, const struct irq_line *irq,
 			const struct char_out *out);
 void virtio_console_destroy(struct virtio_console *con);

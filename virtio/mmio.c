@@ -10,7 +10,7 @@
 #include <libfdt.h>
 
 #include "virtio/mmio.h"
-#include "vmm/layout.h"
+#include "lib/dev_fdt.h"
 #include "lib/log.h"
 
 #define VIRTIO_MMIO_DRIVER_BITS                                \
@@ -450,23 +450,13 @@ static void vmmio_reset(void *opaque)
 
 static int vmmio_fdt(void *opaque, void *fdt)
 {
+	static const char compat[] = "virtio,mmio";
 	const struct virtio_mmio *vm = opaque;
-	const fdt32_t reg[4] = {
-		cpu_to_fdt32(vm->base >> 32),
-		cpu_to_fdt32((uint32_t)vm->base),
-		cpu_to_fdt32(vm->size >> 32),
-		cpu_to_fdt32((uint32_t)vm->size),
-	};
-	char name[32];
 	int err;
 
-	snprintf(name, sizeof(name), "virtio_mmio@%llx",
-		 (unsigned long long)vm->base);
-	err = fdt_begin_node(fdt, name);
-	err = err ?: fdt_property_string(fdt, "compatible", "virtio,mmio");
-	err = err ?: fdt_property(fdt, "reg", reg, sizeof(reg));
-	err = err ?: fdt_property_u32(fdt, "interrupts", vm->irq_num);
-	err = err ?: fdt_property_u32(fdt, "interrupt-parent", PHANDLE_PLIC);
+	err = dev_fdt_begin(fdt, "virtio_mmio", compat, sizeof(compat),
+			    &vm->res);
+	err = err ?: dev_fdt_irq(fdt, &vm->res);
 	err = err ?: fdt_property(fdt, "dma-coherent", NULL, 0);
 	return err ?: fdt_end_node(fdt);
 }
@@ -482,21 +472,20 @@ static bool vmmio_dev_ok(const struct virtio_dev *dev)
 	       dev->config_size <= VIRTIO_MMIO_CONFIG_MAX;
 }
 
-int virtio_mmio_init(struct virtio_mmio *vm, unsigned int slot,
+int virtio_mmio_init(struct virtio_mmio *vm, const struct dev_res *res,
 		     const struct guest_mem *mem, const struct irq_line *irq,
 		     const struct virtio_dev *dev)
 {
 	int ret;
 
-	if (slot >= LAYOUT_VIRTIO_MMIO_SLOTS || !mem || !vmmio_dev_ok(dev))
+	if (!res || res->size < VIRTIO_MMIO_WINDOW || !mem ||
+	    !vmmio_dev_ok(dev))
 		return -EINVAL;
 	memset(vm, 0, sizeof(*vm));
 	ret = pthread_mutex_init(&vm->lock, NULL);
 	if (ret)
 		return -ret;
-	vm->base = LAYOUT_VIRTIO_MMIO_BASE + slot * LAYOUT_VIRTIO_MMIO_SIZE;
-	vm->size = LAYOUT_VIRTIO_MMIO_SIZE;
-	vm->irq_num = LAYOUT_VIRTIO_MMIO_FIRST_IRQ + slot;
+	vm->res = *res;
 	if (irq)
 		vm->irq = *irq;
 	vm->dev = *dev;

@@ -47,6 +47,8 @@
 #define VIRTIO_MMIO_VENDOR 0x4d564b52
 
 #define VIRTIO_MMIO_MAX_QUEUES 8
+/* The register window: registers, then the device configuration. */
+#define VIRTIO_MMIO_WINDOW 0x1000
 
 /* Register offsets (§4.2.2, table "MMIO Device Register Layout"). */
 #define VIRTIO_MMIO_MAGIC_VALUE 0x000
@@ -78,7 +80,7 @@
 #define VIRTIO_MMIO_SHM_BASE_HIGH 0x0bc
 #define VIRTIO_MMIO_CONFIG_GENERATION 0x0fc
 #define VIRTIO_MMIO_CONFIG 0x100
-#define VIRTIO_MMIO_CONFIG_MAX (0x1000 - VIRTIO_MMIO_CONFIG)
+#define VIRTIO_MMIO_CONFIG_MAX (VIRTIO_MMIO_WINDOW - VIRTIO_MMIO_CONFIG)
 
 /* InterruptStatus bits. */
 #define VIRTIO_MMIO_INT_VRING 1
@@ -87,8 +89,7 @@
 /* Embeddable; fields are private to mmio.c (tests may peek). */
 struct virtio_mmio {
 	pthread_mutex_t lock;
-	uint64_t base, size; /* guest physical window */
-	unsigned int irq_num; /* PLIC source, for the FDT */
+	struct dev_res res; /* window and interrupt, for the device tree */
 	struct irq_line irq;
 	int irq_level; /* last level given to irq.set() */
 	struct virtio_dev dev;
@@ -104,11 +105,12 @@ struct virtio_mmio {
 };
 
 /*
- * Set up the transport for virtio-mmio slot 'slot' (window and interrupt
- * from vmm/layout.h).  dev and irq are copied; mem must outlive the
- * transport.  -EINVAL for a bad slot or device description, or -errno.
+ * Set up the transport in the window and with the interrupt that res
+ * describes (at least VIRTIO_MMIO_WINDOW bytes).  res, dev and irq are
+ * copied; mem must outlive the transport.  -EINVAL for a missing or too
+ * small res, no mem or a bad device description, or -errno.
  */
-int virtio_mmio_init(struct virtio_mmio *vm, unsigned int slot,
+int virtio_mmio_init(struct virtio_mmio *vm, const struct dev_res *res,
 		     const struct guest_mem *mem, const struct irq_line *irq,
 		     const struct virtio_dev *dev);
 void virtio_mmio_destroy(struct virtio_mmio *vm);

@@ -369,7 +369,7 @@ static bool net_backend_ok(const struct virtio_net_backend *be)
 	       (!be->offloads || be->ops->set_offloads);
 }
 
-int virtio_net_init(struct virtio_net *net, unsigned int slot,
+int virtio_net_init(struct virtio_net *net, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    const struct virtio_net_backend *be)
 {
@@ -393,7 +393,7 @@ int virtio_net_init(struct virtio_net *net, unsigned int slot,
 	net->tx_buf = malloc(VIRTIO_NET_FRAME_MAX);
 	if (!net->tx_buf)
 		return -ENOMEM;
-	ret = virtio_mmio_init(&net->vm, slot, mem, irq, &dev);
+	ret = virtio_mmio_init(&net->vm, res, mem, irq, &dev);
 	if (ret) {
 		free(net->tx_buf);
 		net->tx_buf = NULL;

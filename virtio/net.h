@@ -41,7 +41,7 @@
  * GUEST_* offload bits before.  A backend starts with all offloads off.
  *
  * The transport is embedded: register virtio_mmio_ops with opaque &net->vm
- * at net->vm.base / net->vm.size.
+ * at net->vm.res.base / net->vm.res.size.
  */
 #ifndef RVKVM_VIRTIO_NET_H
 #define RVKVM_VIRTIO_NET_H
@@ -168,10 +168,10 @@ struct virtio_net {
 
 /*
  * The backend description is copied; be->ops and be->opaque must outlive
- * the device.  -EINVAL for a bad slot, no ops, no tx, or offloads without
+ * the device.  -EINVAL for a missing res, no ops, no tx, or offloads without
  * set_offloads; -ENOMEM, or -errno.
  */
-int virtio_net_init(struct virtio_net *net, unsigned int slot,
+int virtio_net_init(struct virtio_net *net, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    const struct virtio_net_backend *be);
 void virtio_net_destroy(struct virtio_net *net);

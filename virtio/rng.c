@@ -66,7 +66,7 @@ static const struct virtio_dev_ops rng_dev_ops = {
 	.notify = rng_notify,
 };
 
-int virtio_rng_init(struct virtio_rng *rng, unsigned int slot,
+int virtio_rng_init(struct virtio_rng *rng, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    virtio_rng_source_fn source, void *source_opaque)
 {
@@ -83,7 +83,7 @@ int virtio_rng_init(struct virtio_rng *rng, unsigned int slot,
 		return -EINVAL;
 	rng->source = source;
 	rng->source_opaque = source_opaque;
-	return virtio_mmio_init(&rng->vm, slot, mem, irq, &dev);
+	return virtio_mmio_init(&rng->vm, res, mem, irq, &dev);
 }
 
 void virtio_rng_destroy(struct virtio_rng *rng)

@@ -8,7 +8,7 @@
  * produce, possibly none (logged once).
  *
  * The transport is embedded: register virtio_mmio_ops with opaque &rng->vm
- * at rng->vm.base / rng->vm.size.
+ * at rng->vm.res.base / rng->vm.res.size.
  */
 #ifndef RVKVM_VIRTIO_RNG_H
 #define RVKVM_VIRTIO_RNG_H
@@ -32,8 +32,8 @@ struct virtio_rng {
 	struct virtq_chain chain; /* scratch, used under vm.lock */
 };
 
-/* -EINVAL for a bad slot or a NULL source, or -errno. */
-int virtio_rng_init(struct virtio_rng *rng, unsigned int slot,
+/* -EINVAL for a missing res or a NULL source, or -errno. */
+int virtio_rng_init(struct virtio_rng *rng, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    virtio_rng_source_fn source, void *source_opaque);
 void virtio_rng_destroy(struct virtio_rng *rng);

@@ -16,7 +16,6 @@
 
 #include "cli.h"
 #include "isa.h"
-#include "layout.h"
 #include "lib/log.h"
 
 #define STR_(x) #x
@@ -182,9 +181,9 @@ static int set_mem(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	if (ret == -EINVAL)
 		return cli_err(r, "invalid memory size '%s' (expected SIZE[KMGT]; a bare number is MiB)",
 			       arg);
-	if (ret == -ERANGE || bytes > LAYOUT_RAM_MAX)
+	if (ret == -ERANGE || bytes > CONFIG_RAM_MAX)
 		return cli_err(r, "memory size '%s' is above the maximum of %llu GiB",
-			       arg, LAYOUT_RAM_MAX >> 30);
+			       arg, CONFIG_RAM_MAX >> 30);
 	if (bytes < CLI_MEM_MIN)
 		return cli_err(r, "memory size '%s' is below the minimum of %llu MiB",
 			       arg, CLI_MEM_MIN >> 20);
@@ -710,8 +709,8 @@ uint64_t cli_default_mem(unsigned int cpus, uint64_t host_mem)
 	mem &= ~(CLI_MEM_ALIGN - 1);
 	if (mem < CLI_MEM_MIN)
 		mem = CLI_MEM_MIN;
-	if (mem > LAYOUT_RAM_MAX)
-		mem = LAYOUT_RAM_MAX;
+	if (mem > CONFIG_RAM_MAX)
+		mem = CONFIG_RAM_MAX;
 	return mem;
 }
 

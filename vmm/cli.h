@@ -17,7 +17,7 @@
 #define LKVM_VERSION "0.1"
 #endif
 
-/* Guest RAM limits for -m (the maximum is LAYOUT_RAM_MAX). */
+/* Guest RAM limits for -m (the maximum is CONFIG_RAM_MAX). */
 #define CLI_MEM_MIN (16ULL << 20)
 #define CLI_MEM_ALIGN (2ULL << 20)
 

@@ -18,6 +18,8 @@ enum console_type {
 };
 
 #define CONFIG_MAX_CPUS 32
+/* The largest guest RAM (-m); the board has room for it above RAM base. */
+#define CONFIG_RAM_MAX (512ULL << 30)
 #define CONFIG_MAX_DISKS 4
 #define CONFIG_MAX_NICS 2
 #define CONFIG_IFNAME_MAX 16	/* IFNAMSIZ */

@@ -18,9 +18,8 @@
 
 #include <libfdt.h>
 
-#include "vmm/fdt.h"
-#include "vmm/layout.h"
 #include "lib/log.h"
+#include "vmm/fdt.h"
 
 /* Canonical order of single-letter extensions (Linux uabi.rst, ISA spec). */
 static const char dt_letter_order[] = "imafdqlcbkjtpvh";
@@ -138,7 +137,7 @@ static bool dt_params_valid(const struct fdt_params *p)
 	const struct vm_config *cfg = p ? p->cfg : NULL;
 
 	if (!cfg || !cfg->nr_cpus || cfg->nr_cpus > CONFIG_MAX_CPUS ||
-	    !cfg->ram_size || cfg->ram_size > LAYOUT_RAM_MAX ||
+	    !cfg->ram_size || cfg->ram_size > CONFIG_RAM_MAX || !p->cpu_intc_phandle ||
 	    !memchr(cfg->cmdline, '\0', sizeof(cfg->cmdline)) ||
 	    !p->timebase_freq)
 		return false;
@@ -224,20 +223,21 @@ static int dt_aliases(void *fdt, const struct fdt_params *p)
 
 static int dt_memory(void *fdt, const struct fdt_params *p)
 {
-	const fdt64_t reg[2] = { cpu_to_fdt64(LAYOUT_RAM_BASE),
+	const fdt64_t reg[2] = { cpu_to_fdt64(p->ram_base),
 				 cpu_to_fdt64(p->cfg->ram_size) };
 	char name[32];
 	int err;
 
 	snprintf(name, sizeof(name), "memory@%llx",
-		 (unsigned long long)LAYOUT_RAM_BASE);
+		 (unsigned long long)p->ram_base);
 	err = fdt_begin_node(fdt, name);
 	err = err ?: fdt_property_string(fdt, "device_type", "memory");
 	err = err ?: fdt_property(fdt, "reg", reg, sizeof(reg));
 	return err ?: fdt_end_node(fdt);
 }
 
-static int dt_cpu_intc(void *fdt, unsigned int hart)
+static int dt_cpu_intc(void *fdt, const struct fdt_params *p,
+		       unsigned int hart)
 {
 	int err;
 
@@ -245,7 +245,8 @@ static int dt_cpu_intc(void *fdt, unsigned int hart)
 	err = err ?: fdt_property_u32(fdt, "#interrupt-cells", 1);
 	err = err ?: fdt_property(fdt, "interrupt-controller", NULL, 0);
 	err = err ?: fdt_property_string(fdt, "compatible", "riscv,cpu-intc");
-	err = err ?: fdt_property_u32(fdt, "phandle", PHANDLE_CPU_INTC(hart));
+	err = err ?: fdt_property_u32(fdt, "phandle",
+				      p->cpu_intc_phandle + hart);
 	return err ?: fdt_end_node(fdt);
 }
 
@@ -297,7 +298,7 @@ static int dt_cpu(void *fdt, const struct fdt_params *p, unsigned int hart,
 	if (!err && p->mmu_type)
 		err = fdt_property_string(fdt, "mmu-type", p->mmu_type);
 	err = err ?: dt_cbo_sizes(fdt, p);
-	err = err ?: dt_cpu_intc(fdt, hart);
+	err = err ?: dt_cpu_intc(fdt, p, hart);
 	return err ?: fdt_end_node(fdt);
 }
 

@@ -28,6 +28,8 @@ struct fdt_device {
 
 struct fdt_params {
 	const struct vm_config *cfg; /* cmdline, nr_cpus, ram_size */
+	uint64_t ram_base; /* guest physical address of RAM */
+	uint32_t cpu_intc_phandle; /* hart i's interrupt controller: + i */
 	uint32_t timebase_freq; /* KVM TIMER frequency, Hz */
 	const char *mmu_type; /* "riscv,sv39"...; NULL: omit (bare) */
 	uint64_t isa_ext[ISA_EXT_WORDS]; /* KVM ISA_EXT ids, every hart */

@@ -70,15 +70,19 @@ static void *iothread_run(void *arg)
 
 int iothread_start(struct iothread *t)
 {
-	return -pthread_create(&t->thread, NULL, iothread_run, t);
+	int ret = pthread_create(&t->thread, NULL, iothread_run, t);
+
+	t->started = !ret;
+	return -ret;
 }
 
 void iothread_stop(struct iothread *t)
 {
 	uint64_t one = 1;
 
-	if (write(t->quit_fd, &one, sizeof(one)) == sizeof(one))
+	if (t->started && write(t->quit_fd, &one, sizeof(one)) == sizeof(one))
 		pthread_join(t->thread, NULL);
+	t->started = false;
 	close(t->quit_fd);
 	close(t->epfd);
 }

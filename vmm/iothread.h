@@ -22,6 +22,7 @@ struct iothread {
 	int epfd;
 	int quit_fd;
 	pthread_t thread;
+	bool started;
 	struct iothread_fd fds[IOTHREAD_MAX_FDS];
 	unsigned int nr_fds;
 };
@@ -33,7 +34,7 @@ int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
 int iothread_start(struct iothread *t);
 /* Stop or resume watching fd (added before); safe from any thread. */
 int iothread_watch(struct iothread *t, int fd, bool on);
-/* Stop and join the thread, close the epoll and quit fds. */
+/* Stop and join the thread (if it started), close the epoll and quit fds. */
 void iothread_stop(struct iothread *t);
 
 #endif

@@ -12,8 +12,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "layout.h"
 #include "lib/log.h"
+#include "lib/sizes.h"
 #include "vm.h"
 
 static const struct {
@@ -149,7 +149,7 @@ int kvm_ram_map(struct vm *vm)
 {
 	uint64_t size = vm->cfg->ram_size;
 	struct kvm_userspace_memory_region region = {
-		.slot = 0, .guest_phys_addr = LAYOUT_RAM_BASE,
+		.slot = 0, .guest_phys_addr = vm->ram_base,
 		.memory_size = size,
 	};
 	void *host;
@@ -172,7 +172,7 @@ int kvm_ram_map(struct vm *vm)
 		return -ENOMEM;
 	}
 	vm->mem = (struct guest_mem){
-		.base = LAYOUT_RAM_BASE, .size = size, .host = host,
+		.base = vm->ram_base, .size = size, .host = host,
 	};
 	region.userspace_addr = (uintptr_t)host;
 	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {

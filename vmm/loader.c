@@ -36,12 +36,12 @@ static int loader_check_ram(const struct loader_request *req,
 		return -EINVAL;
 	}
 	if (!req->ram_size || req->ram_size % SZ_4K ||
-	    req->ram_size > LAYOUT_RAM_MAX) {
+	    req->ram_size > CONFIG_RAM_MAX) {
 		image_why_set(
 			why,
 			"RAM size %" PRIu64
 			" is not a multiple of 4 KiB between 4 KiB and %llu GiB",
-			req->ram_size, LAYOUT_RAM_MAX / SZ_1G);
+			req->ram_size, CONFIG_RAM_MAX / SZ_1G);
 		return -EINVAL;
 	}
 	if (req->ram_base > LOADER_PA_LIMIT - req->ram_size) {
@@ -159,8 +159,8 @@ int loader_place(const struct loader_request *req, struct loader_placement *out,
 	if (ret)
 		return ret;
 
-	lowmem = req->ram_size < LAYOUT_LOWMEM_SIZE ? req->ram_size :
-						      LAYOUT_LOWMEM_SIZE;
+	lowmem = req->ram_size < LOADER_LOWMEM_SIZE ? req->ram_size :
+						      LOADER_LOWMEM_SIZE;
 	out->lowmem_end = req->ram_base + lowmem;
 	out->kernel_addr = req->ram_base + req->text_offset;
 	out->kernel_end = out->kernel_addr + req->image_size;
@@ -323,7 +323,7 @@ static int loader_get_initrd(const struct guest_mem *mem, const char *path,
 			     struct loader_blobs *b, struct image_why *why)
 {
 	uint64_t lowmem =
-		mem->size < LAYOUT_LOWMEM_SIZE ? mem->size : LAYOUT_LOWMEM_SIZE;
+		mem->size < LOADER_LOWMEM_SIZE ? mem->size : LOADER_LOWMEM_SIZE;
 	struct image_why inner;
 	int ret;
 

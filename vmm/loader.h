@@ -30,18 +30,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/guest_mem.h"
+#include "config.h"
 #include "image.h"
-#include "layout.h"
+#include "lib/guest_mem.h"
+#include "lib/sizes.h"
 
 #define LOADER_KERNEL_ALIGN SZ_2M /* kernel start and reserved end */
 #define LOADER_FDT_ALIGN SZ_4K
 #define LOADER_INITRD_ALIGN SZ_4K
 #define LOADER_FDT_SIZE_MAX SZ_2M /* the RV64 kernel's MAX_FDT_SIZE */
+/* Linux wants the initrd and the FDT in the first 256 MiB of RAM. */
+#define LOADER_LOWMEM_SIZE SZ_256M
 #define LOADER_PA_LIMIT (1ULL << 56) /* RV64 physical address space */
 
 struct loader_request {
-	uint64_t ram_base; /* LAYOUT_RAM_BASE; 2 MiB aligned */
+	uint64_t ram_base; /* the board's RAM base; 2 MiB aligned */
 	uint64_t ram_size; /* non-zero multiple of 4 KiB */
 	uint64_t text_offset; /* from the Image header */
 	uint64_t image_size; /* from the Image header */
@@ -63,7 +66,7 @@ struct loader_placement {
 /*
  * Compute where everything goes (pure arithmetic, no I/O).  Returns 0, or
  *   -EINVAL  a malformed request (misaligned RAM base or text_offset, RAM
- *            size 0 / unaligned / above LAYOUT_RAM_MAX, fdt_max 0 or over
+ *            size 0 / unaligned / above CONFIG_RAM_MAX, fdt_max 0 or over
  *            2 MiB, image_size 0);
  *   -EFBIG   the kernel does not fit in RAM;
  *   -ENOSPC  no room in lowmem for the FDT, or for the initrd after the

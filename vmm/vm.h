@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The running VM: KVM handles, guest RAM, vCPUs, devices and the stop
- * request that vCPU threads raise and the main thread acts on.
+ * The KVM side of a running VM: the KVM handles, guest RAM, the vCPUs, the
+ * MMIO bus the vCPU threads dispatch to, the SBI context, and the stop
+ * request that any thread raises and the main thread acts on.  Devices
+ * live elsewhere (board.h and the glue modules); this header knows none.
  */
 #ifndef RVKVM_VM_H
 #define RVKVM_VM_H
@@ -12,20 +14,10 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "iothread.h"
-#include "tap_linux.h"
-#include "hostcons.h"
-#include "lib/guest_mem.h"
 #include "isa.h"
-#include "layout.h"
+#include "lib/guest_mem.h"
 #include "mmio_bus.h"
 #include "sbi.h"
-#include "devices/plic.h"
-#include "devices/uart8250.h"
-#include "virtio/blk.h"
-#include "virtio/console.h"
-#include "virtio/net.h"
-#include "virtio/rng.h"
 
 struct kvm_run;
 
@@ -63,59 +55,29 @@ struct vm_stats {
 };
 
 struct vm {
-	struct vm_config *cfg;
+	const struct vm_config *cfg;
 	int kvm_fd, vm_fd;
 	int run_size;
+	uint64_t ram_base;		/* guest physical, from the board */
 	struct guest_mem mem;
 	size_t ram_map_size;
 	struct vcpu vcpus[CONFIG_MAX_CPUS];
 	struct cpu_caps caps;
-
-	struct mmio_bus bus;
-	struct plic plic;
-	struct irq_line plic_out[CONFIG_MAX_CPUS];
-	struct uart8250 uart;
-	struct irq_line uart_irq;
-	struct virtio_rng rng;		/* with --rng */
-	struct virtio_console vcon;	/* with --console virtio */
-	struct nic {
-		struct vm *vm;
-		struct tap tap;
-		struct virtio_net net;
-		uint8_t *frame;		/* a frame the guest had no room for */
-		size_t frame_len;	/* 0: none held */
-		int wake_fd;		/* rx buffers posted: eventfd */
-	} nics[CONFIG_MAX_NICS];	/* -n mode=tap, in order */
-	unsigned int nr_nics;		/* set up so far */
-	struct virtio_blk blk[CONFIG_MAX_DISKS];	/* -d, in order */
-	struct virtio_blk_file blk_file[CONFIG_MAX_DISKS];
-	unsigned int nr_blk;		/* set up so far */
-
-	/* virtio-mmio devices in slot order (slot n: layout.h). */
-	struct virtio_slot {
-		struct vm *vm;
-		struct virtio_mmio *transport;
-		unsigned int irq;	/* PLIC source */
-		struct irq_line line;	/* the transport's interrupt */
-		int kick_fd;		/* eventfd behind a KVM ioeventfd */
-	} virtio[LAYOUT_VIRTIO_MMIO_SLOTS];
-	unsigned int nr_virtio;
-	struct iothread io;
-	struct hostcons console;
-	struct sbi_console hv_console;
-	struct sbi_ctx sbi;
 	/* Held for reading to use a vCPU fd from outside its thread. */
 	pthread_rwlock_t vcpu_lock;
 
+	struct mmio_bus bus;
+	struct sbi_ctx sbi;
+	struct vm_stats stats;
 	unsigned long boots;		/* reboots so far */
 
 	_Atomic int stop;		/* enum vm_stop */
 	int stop_fd;			/* eventfd: wakes the main thread */
-	int input_quit_fd;		/* eventfd: ends the console thread */
-	pthread_t input_thread;
 	char stop_buf[160];		/* why: the exit line */
-	struct vm_stats stats;
 };
+
+/* Everything closed and empty; -errno when the stop eventfd fails. */
+int vm_init(struct vm *vm, const struct vm_config *cfg, uint64_t ram_base);
 
 /* Raise a stop request (first one wins); safe from any thread. */
 void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "vmm/cli.h"
-#include "vmm/layout.h"
+#include "lib/sizes.h"
 #include "lib/log.h"
 
 #define MAX_ARGS 64
@@ -46,7 +46,7 @@ static void check_run_config(const struct vm_config *cfg)
 
 	CHECK(cfg->kernel && cfg->kernel[0]);
 	CHECK(cfg->nr_cpus >= 1 && cfg->nr_cpus <= CONFIG_MAX_CPUS);
-	CHECK(cfg->ram_size >= CLI_MEM_MIN && cfg->ram_size <= LAYOUT_RAM_MAX);
+	CHECK(cfg->ram_size >= CLI_MEM_MIN && cfg->ram_size <= CONFIG_RAM_MAX);
 	CHECK(cfg->ram_size % CLI_MEM_ALIGN == 0);
 	CHECK(cfg->name && cfg->name[0] && cfg->dev && cfg->dev[0]);
 	CHECK(cfg->console == CONSOLE_SERIAL || cfg->console == CONSOLE_HV);

@@ -23,7 +23,7 @@ static uint8_t fuzz_out[FUZZ_OUT_MAX];
 
 static const uint64_t fuzz_ram_sizes[] = {
 	SZ_4K,	 3 * SZ_1M, 8 * SZ_1M,	    64 * SZ_1M, 64 * SZ_1M + SZ_4K,
-	SZ_256M, SZ_1G,	    LAYOUT_RAM_MAX, 0,		LAYOUT_RAM_MAX + SZ_4K,
+	SZ_256M, SZ_1G,	    CONFIG_RAM_MAX, 0,		CONFIG_RAM_MAX + SZ_4K,
 };
 
 struct fuzz_params {
@@ -110,7 +110,7 @@ static void fuzz_load(const uint8_t *file, size_t len,
 	struct image_info info;
 	struct image_why why;
 	struct loader_request req = {
-		.ram_base = LAYOUT_RAM_BASE,
+		.ram_base = 0x80000000ULL,
 		.ram_size = p->ram_size,
 		.initrd_size = p->initrd_size,
 		.fdt_max = p->fdt_max,
@@ -171,7 +171,7 @@ static void fuzz_raw_fields(const uint8_t *data, size_t size,
 			    const struct fuzz_params *p)
 {
 	struct loader_request req = {
-		.ram_base = LAYOUT_RAM_BASE,
+		.ram_base = 0x80000000ULL,
 		.ram_size = p->ram_size,
 		.initrd_size = p->initrd_size,
 		.fdt_max = p->fdt_max,
@@ -186,7 +186,7 @@ static void fuzz_raw_fields(const uint8_t *data, size_t size,
 	fuzz_place(&req);
 	req.text_offset &= 0x3e00000;
 	req.image_size &= 0xfffffff;
-	req.ram_base = LAYOUT_RAM_BASE;
+	req.ram_base = 0x80000000ULL;
 	fuzz_place(&req);
 }
 

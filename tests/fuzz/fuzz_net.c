@@ -40,6 +40,7 @@
 #include "virtio/net.h"
 #include "lib/log.h"
 #include "tests/fuzz/fuzz_virtio_util.h"
+#include "tests/unit/slot_res.h"
 
 #define TX_RINGS 0x2000
 
@@ -240,7 +241,7 @@ static void fuzz_init_net(struct fuzz_ctx *c, const uint8_t *cfg)
 	const struct irq_line irq = { 0 };
 
 	memcpy(be.mac, fuzz_mac, sizeof(fuzz_mac));
-	CHECK(virtio_net_init(&c->net, 0, &c->mem, &irq, &be) == 0);
+	CHECK(virtio_net_init(&c->net, &SLOT_RES(0), &c->mem, &irq, &be) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

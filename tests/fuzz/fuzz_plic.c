@@ -15,7 +15,7 @@
 #include "lib/log.h"
 
 #define NR_CTX 4
-#define NR_SRC (LAYOUT_PLIC_NR_IRQS + 1)
+#define NR_SRC (PLIC_MAX_SOURCES + 1)
 
 #define CHECK(cond)              \
 	do {                     \
@@ -109,7 +109,7 @@ static uint32_t fuzz_expect_read(const struct plic *p, uint64_t off,
 {
 	int c;
 
-	if (len != 4 || off % 4 || off >= LAYOUT_PLIC_SIZE)
+	if (len != 4 || off % 4 || off >= PLIC_SIZE)
 		return 0;
 	if (off < 4 * NR_SRC)
 		return p->priority[off / 4];
@@ -165,7 +165,7 @@ static void fuzz_read(struct fuzz_state *st, uint64_t off, unsigned int len)
 	for (unsigned int i = len; i < sizeof(buf); i++)
 		CHECK(buf[i] == 0xa5);
 	if (c >= 0 && got) {
-		CHECK(got <= LAYOUT_PLIC_NR_IRQS);
+		CHECK(got <= PLIC_MAX_SOURCES);
 		CHECK(bit(p->claimed, got) && !bit(p->pending, got));
 	}
 }
@@ -245,12 +245,12 @@ static void fuzz_op(struct fuzz_state *st, struct fuzz_in *in)
 
 	switch (op) {
 	case 0:
-		off = fuzz_take(in, 4) & (2 * LAYOUT_PLIC_SIZE - 1);
+		off = fuzz_take(in, 4) & (2 * PLIC_SIZE - 1);
 		len = fuzz_len(in);
 		fuzz_read(st, off, len);
 		break;
 	case 1:
-		off = fuzz_take(in, 4) & (2 * LAYOUT_PLIC_SIZE - 1);
+		off = fuzz_take(in, 4) & (2 * PLIC_SIZE - 1);
 		len = fuzz_len(in);
 		fuzz_write(st, off, fuzz_take(in, 4), len);
 		break;
@@ -301,6 +301,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { .p = data, .n = size };
+	const struct dev_res res = { .base = 0x0c000000, .size = PLIC_SIZE };
 	struct irq_line out[NR_CTX];
 	struct fuzz_state st;
 
@@ -309,7 +310,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < NR_CTX; i++)
 		out[i] = (struct irq_line){ .set = fuzz_line_set,
 					    .opaque = &st.lines[i] };
-	CHECK(plic_init(&st.plic, NR_CTX, out) == 0);
+	CHECK(plic_init(&st.plic, &res, NR_CTX, out) == 0);
 	while (in.n)
 		fuzz_op(&st, &in);
 	plic_destroy(&st.plic);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "devices/uart8250.h"
-#include "vmm/layout.h"
+#include "lib/sizes.h"
 #include "lib/log.h"
 
 #define CHECK(cond)                       \
@@ -125,7 +125,7 @@ static void fuzz_wide(struct fuzz_ctx *c)
 {
 	static const unsigned int sizes[] = { 2, 4, 8 };
 	unsigned int len = sizes[fuzz_next(c) % 3];
-	uint64_t off = fuzz_next(c) % (LAYOUT_UART_SIZE - len + 1);
+	uint64_t off = fuzz_next(c) % (0x100ULL - len + 1);
 	uint8_t buf[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	size_t tx = c->tx;
 	int level = c->level;
@@ -177,6 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_ctx *c = calloc(1, sizeof(*c));
 	struct irq_line irq = { .set = fuzz_irq_set };
 	struct char_out out = { .write = fuzz_write };
+	const struct dev_res res = { .base = 0x10000000, .size = 0x100 };
 	uint8_t iir;
 	int level;
 
@@ -184,7 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(c);
 	irq.opaque = c;
 	out.opaque = c;
-	CHECK(uart8250_init(&c->u, &irq, &out) == 0);
+	CHECK(uart8250_init(&c->u, &res, &irq, &out) == 0);
 	c->p = data;
 	c->end = data + size;
 	while (c->p < c->end)

@@ -29,6 +29,7 @@
 #include "virtio/console.h"
 #include "lib/log.h"
 #include "tests/fuzz/fuzz_virtio_util.h"
+#include "tests/unit/slot_res.h"
 
 struct fuzz_ctx {
 	struct guest_mem mem;
@@ -238,7 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_ram_alloc(&c->mem);
 	irq.opaque = &c->level;
 	out.opaque = c;
-	CHECK(virtio_console_init(&c->con, 0, &c->mem, &irq, &out) == 0);
+	CHECK(virtio_console_init(&c->con, &SLOT_RES(0), &c->mem, &irq, &out) == 0);
 	virtio_console_set_rx_wake(&c->con, fuzz_wake, c);
 	fuzz_split_input(data, size, 2, &c->mem, &c->in);
 

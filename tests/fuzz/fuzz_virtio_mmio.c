@@ -26,6 +26,7 @@
 #include "virtio/rng.h"
 #include "lib/log.h"
 #include "tests/fuzz/fuzz_virtio_util.h"
+#include "tests/unit/slot_res.h"
 
 struct fuzz_ctx {
 	struct guest_mem mem;
@@ -175,7 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(c);
 	fuzz_ram_alloc(&c->mem);
 	irq.opaque = &c->level;
-	CHECK(virtio_rng_init(&c->rng, 0, &c->mem, &irq, fuzz_source, c) == 0);
+	CHECK(virtio_rng_init(&c->rng, &SLOT_RES(0), &c->mem, &irq, fuzz_source, c) == 0);
 	fuzz_split_input(data, size, 2, &c->mem, &c->in);
 
 	while (c->in.p < c->in.end)

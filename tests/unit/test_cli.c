@@ -13,7 +13,7 @@
 
 #include "vmm/cli.h"
 #include "vmm/isa.h"
-#include "vmm/layout.h"
+#include "lib/sizes.h"
 #include "lib/log.h"
 
 #define MiB (1ULL << 20)
@@ -222,7 +222,7 @@ static void test_mem_limits(void **state)
 	mem_ok("16384K", 16 * MiB);
 	mem_ok("18", 18 * MiB);
 	mem_ok("1g", GiB);
-	assert_int_equal(LAYOUT_RAM_MAX, 512 * GiB);	/* --help says so */
+	assert_int_equal(CONFIG_RAM_MAX, 512 * GiB);	/* --help says so */
 	mem_ok("512G", 512 * GiB);
 	mem_ok("524288", 512 * GiB);
 	expect_error(parse("run", "-m", "14", "Image"),
@@ -363,7 +363,7 @@ static void test_default_mem(void **state)
 	assert_int_equal(cli_default_mem(1, 3 * MiB), 16 * MiB);
 	/* Exactly at the cap: 80% of 560M = 448M. */
 	assert_int_equal(cli_default_mem(4, 560 * MiB), 448 * MiB);
-	assert_int_equal(cli_default_mem(UINT32_MAX, 0), LAYOUT_RAM_MAX);
+	assert_int_equal(cli_default_mem(UINT32_MAX, 0), CONFIG_RAM_MAX);
 }
 
 static void test_host_probe(void **state)

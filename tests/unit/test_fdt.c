@@ -14,8 +14,22 @@
 
 #include "devices/plic.h"
 #include "devices/uart8250.h"
+#include "lib/sizes.h"
 #include "vmm/fdt.h"
-#include "vmm/layout.h"
+
+/* A memory map and phandles as a board would choose them. */
+#define RAM_BASE 0x80000000ULL
+#define PHANDLE_PLIC 1
+#define PHANDLE_CPU_INTC(hart) (2 + (hart))
+
+static const struct dev_res plic_res = {
+	.base = 0x0c000000, .size = PLIC_SIZE, .phandle = PHANDLE_PLIC,
+	.irq_parent = PHANDLE_CPU_INTC(0),
+};
+static const struct dev_res uart_res = {
+	.base = 0x10000000, .size = 0x100, .irq = 10,
+	.irq_parent = PHANDLE_PLIC, .irq_cells = 1,
+};
 
 #define GOLDEN "tests/unit/golden/fdt-basic.dts"
 #define NR_HARTS 2
@@ -59,8 +73,8 @@ static int setup(void **state)
 
 	if (!fx)
 		return -1;
-	if (plic_init(&fx->plic, NR_HARTS, lines) ||
-	    uart8250_init(&fx->uart, &irq, &out)) {
+	if (plic_init(&fx->plic, &plic_res, NR_HARTS, lines) ||
+	    uart8250_init(&fx->uart, &uart_res, &irq, &out)) {
 		free(fx);
 		return -1;
 	}
@@ -71,6 +85,8 @@ static int setup(void **state)
 	fx->devs[1] = (struct fdt_device){ &uart8250_mmio_ops, &fx->uart };
 	fx->p = (struct fdt_params){
 		.cfg = &fx->cfg,
+		.ram_base = RAM_BASE,
+		.cpu_intc_phandle = PHANDLE_CPU_INTC(0),
 		.timebase_freq = 10000000,
 		.mmu_type = "riscv,sv48",
 		.cbom_block_size = 64,
@@ -320,7 +336,7 @@ static void test_memory(void **state)
 	reg = fdt_getprop(fx->buf, node(fx, "/memory@80000000"), "reg", &len);
 	assert_non_null(reg);
 	assert_int_equal(len, 16);
-	assert_int_equal(be64(reg), LAYOUT_RAM_BASE);
+	assert_int_equal(be64(reg), RAM_BASE);
 	assert_int_equal(be64(reg + 8), 3 * SZ_1G);
 }
 

@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "vmm/image.h"
-#include "vmm/layout.h"
+#include "lib/sizes.h"
 
 #define RAM_64M (64 * SZ_1M)
 

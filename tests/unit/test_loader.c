@@ -18,6 +18,7 @@
 
 #include "vmm/loader.h"
 
+#define RAM_BASE 0x80000000ULL /* the virt board's */
 #define RAM_64M (64 * SZ_1M)
 #define FDT_64K 0x10000ULL
 #define KSIZE 0x1234567ULL /* ends at 0x81434567, reserved to 0x81600000 */
@@ -25,9 +26,9 @@
 static struct loader_request req_64m(uint64_t initrd_size)
 {
 	return (struct loader_request){
-		.ram_base = LAYOUT_RAM_BASE,
+		.ram_base = RAM_BASE,
 		.ram_size = RAM_64M,
-		.text_offset = LAYOUT_KERNEL_OFFSET,
+		.text_offset = SZ_2M,
 		.image_size = KSIZE,
 		.initrd_size = initrd_size,
 		.fdt_max = FDT_64K,
@@ -244,7 +245,7 @@ static void test_place_bad_request(void **state)
 	assert_int_equal(loader_place(&req, &pl, &why), -EINVAL);
 	req.ram_size = RAM_64M + 1;
 	assert_int_equal(loader_place(&req, &pl, &why), -EINVAL);
-	req.ram_size = LAYOUT_RAM_MAX + SZ_4K;
+	req.ram_size = CONFIG_RAM_MAX + SZ_4K;
 	assert_int_equal(loader_place(&req, &pl, &why), -EINVAL);
 
 	req = req_64m(0);
@@ -488,7 +489,7 @@ static void test_load(void **state)
 	size_t img_len = 8192, gz_len;
 	uint8_t *img = make_image(img_len, SZ_1M), *gz;
 	uint8_t rd[3000];
-	struct guest_mem mem = { LAYOUT_RAM_BASE, GUEST_RAM, NULL };
+	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
 	struct loader_files files = { NULL, NULL, FDT_64K };
 	struct loader_placement pl;
 	struct image_why why;
@@ -529,7 +530,7 @@ static void test_load(void **state)
 static void test_load_errors(void **state)
 {
 	uint8_t *img = make_image(8192, SZ_1M), *big, *gz;
-	struct guest_mem mem = { LAYOUT_RAM_BASE, GUEST_RAM, NULL };
+	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
 	struct loader_files files = { NULL, NULL, FDT_64K };
 	struct loader_placement pl;
 	struct image_why why;

@@ -13,6 +13,11 @@
 #include "devices/plic.h"
 #include "lib/log.h"
 
+/* Where a board would put the PLIC: phandle 1, harts' intcs from 2. */
+static const struct dev_res plic_res = {
+	.base = 0x0c000000, .size = PLIC_SIZE, .phandle = 1, .irq_parent = 2,
+};
+
 #define NR_CTX 4
 
 /* A recording irq_line: counts set() calls and redundant ones. */
@@ -47,7 +52,7 @@ static int setup(void **state)
 	for (int i = 0; i < NR_CTX; i++)
 		out[i] = (struct irq_line){ .set = fake_set,
 					    .opaque = &fx->lines[i] };
-	if (plic_init(&fx->plic, NR_CTX, out)) {
+	if (plic_init(&fx->plic, &plic_res, NR_CTX, out)) {
 		free(fx);
 		return -1;
 	}
@@ -150,10 +155,11 @@ static void test_init_rejects(void **state)
 	struct plic p;
 
 	(void)state;
-	assert_int_equal(plic_init(&p, 0, out), -EINVAL);
-	assert_int_equal(plic_init(&p, PLIC_MAX_CONTEXTS + 1, out), -EINVAL);
-	assert_int_equal(plic_init(&p, 1, NULL), -EINVAL);
-	assert_int_equal(plic_init(&p, PLIC_MAX_CONTEXTS, out), 0);
+	assert_int_equal(plic_init(&p, &plic_res, 0, out), -EINVAL);
+	assert_int_equal(plic_init(&p, &plic_res, PLIC_MAX_CONTEXTS + 1, out), -EINVAL);
+	assert_int_equal(plic_init(&p, &plic_res, 1, NULL), -EINVAL);
+	assert_int_equal(plic_init(&p, NULL, 1, out), -EINVAL);
+	assert_int_equal(plic_init(&p, &plic_res, PLIC_MAX_CONTEXTS, out), 0);
 	/* NULL set() callbacks are allowed. */
 	plic_set_irq(&p, 1, 1);
 	wr(&p, 4, 1);
@@ -552,8 +558,8 @@ static void test_bad_offsets(void **state)
 		thresh_off(NR_CTX),
 		claim_off(NR_CTX),
 		claim_off(PLIC_MAX_CONTEXTS),
-		LAYOUT_PLIC_SIZE - 4,
-		LAYOUT_PLIC_SIZE,
+		PLIC_SIZE - 4,
+		PLIC_SIZE,
 		UINT64_MAX - 3,
 	};
 	uint32_t sum;
@@ -792,20 +798,20 @@ static void test_fdt(void **state)
 	v = fdt_getprop(buf, node, "interrupt-controller", &len);
 	assert_non_null(v);
 	assert_int_equal(len, 0);
-	assert_int_equal(fdt_get_phandle(buf, node), PHANDLE_PLIC);
-	assert_int_equal(fdt_node_offset_by_phandle(buf, PHANDLE_PLIC), node);
+	assert_int_equal(fdt_get_phandle(buf, node), plic_res.phandle);
+	assert_int_equal(fdt_node_offset_by_phandle(buf, plic_res.phandle), node);
 }
 
 static void test_fdt_one_context(void **state)
 {
-	static const uint32_t ext[] = { PHANDLE_CPU_INTC(0), IRQ_S_EXT };
+	static const uint32_t ext[] = { 2, 9 };
 	struct irq_line out = { 0 };
 	struct plic p;
 	char buf[1024];
 	int node, err = 1;
 
 	(void)state;
-	assert_int_equal(plic_init(&p, 1, &out), 0);
+	assert_int_equal(plic_init(&p, &plic_res, 1, &out), 0);
 	build_fdt(buf, sizeof(buf), &p, &err);
 	assert_int_equal(err, 0);
 	node = fdt_path_offset(buf, "/interrupt-controller@c000000");

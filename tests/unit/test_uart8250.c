@@ -10,7 +10,12 @@
 #include <libfdt.h>
 
 #include "devices/uart8250.h"
-#include "vmm/layout.h"
+
+/* Where a board would put the UART: source 10 of the irqchip, phandle 1. */
+static const struct dev_res uart_res = {
+	.base = 0x10000000, .size = 0x100, .irq = 10, .irq_parent = 1,
+	.irq_cells = 1,
+};
 
 #define MAX_EDGES 64
 #define MAX_TX 256
@@ -49,7 +54,7 @@ static int setup(void **state)
 	const struct irq_line irq = { .set = fake_irq_set, .opaque = f };
 	const struct char_out out = { .write = fake_write, .opaque = f };
 
-	if (!f || uart8250_init(&f->u, &irq, &out))
+	if (!f || uart8250_init(&f->u, &uart_res, &irq, &out))
 		return -1;
 	/* A driver listens (see test_rx_waits_for_a_driver). */
 	f->u.rx_armed = true;
@@ -469,7 +474,7 @@ static void test_bad_access(void **state)
 	uint8_t buf[8];
 
 	wr(f, UART8250_SCR, 0x42);
-	for (uint64_t off = 8; off < LAYOUT_UART_SIZE; off++) {
+	for (uint64_t off = 8; off < uart_res.size; off++) {
 		wr(f, off, 0xff);
 		assert_int_equal(rd(f, off), 0);
 	}
@@ -501,7 +506,7 @@ static void test_null_outputs(void **state)
 	uint8_t v = 'q';
 
 	(void)state;
-	assert_int_equal(uart8250_init(&u, NULL, NULL), 0);
+	assert_int_equal(uart8250_init(&u, &uart_res, NULL, NULL), 0);
 	uart8250_mmio_ops.write(&u, UART8250_IER, &(uint8_t){ 0x0f }, 1);
 	uart8250_mmio_ops.write(&u, UART8250_THR, &v, 1);
 	assert_int_equal(uart8250_receive(&u, &v, 1), 1);
@@ -517,7 +522,7 @@ static void test_rx_waits_for_a_driver(void **state)
 	uint8_t v = 'a';
 
 	(void)state;
-	assert_int_equal(uart8250_init(&u, NULL, NULL), 0);
+	assert_int_equal(uart8250_init(&u, &uart_res, NULL, NULL), 0);
 	assert_int_equal(uart8250_rx_space(&u), 0);
 	assert_int_equal(uart8250_receive(&u, &v, 1), 0);
 	uart8250_mmio_ops.write(&u, UART8250_IER, &(uint8_t){ 0x01 }, 1);
@@ -574,11 +579,11 @@ static void test_fdt(void **state)
 	p = fdt_getprop(blob, node, "interrupts", &len);
 	assert_non_null(p);
 	assert_int_equal(len, 4);
-	check_fdt_cell(p, 0, LAYOUT_UART_IRQ);
+	check_fdt_cell(p, 0, uart_res.irq);
 	p = fdt_getprop(blob, node, "interrupt-parent", &len);
 	assert_non_null(p);
 	assert_int_equal(len, 4);
-	check_fdt_cell(p, 0, PHANDLE_PLIC);
+	check_fdt_cell(p, 0, uart_res.irq_parent);
 }
 
 static void test_fdt_no_space(void **state)

@@ -13,9 +13,9 @@
 
 #include "virtio/blk.h"
 #include "virtio/mmio.h"
-#include "vmm/layout.h"
 #include "lib/log.h"
 #include "tests/unit/virtq_mock.h"
+#include "slot_res.h"
 
 #define RAM_SIZE (2 * 1024 * 1024)
 #define NUM 64
@@ -179,7 +179,7 @@ static int fix_setup(void **state, bool ro,
 	disk.opaque = &f->d;
 	disk.size = DISK_SIZE;
 	virtio_blk_disk_set_id(&disk, "rvkvm-test-disk");
-	if (virtio_blk_init(&f->blk, 1, &f->m.mem, &irq, &disk))
+	if (virtio_blk_init(&f->blk, &SLOT_RES(1), &f->m.mem, &irq, &disk))
 		return -1;
 	*state = f;
 	return 0;
@@ -354,9 +354,9 @@ static void test_identity(void **state)
 				 (1u << 14) | (1u << 28) | (1u << 29));
 	wr(f, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES), 1);
-	assert_int_equal(f->blk.vm.base,
-			 LAYOUT_VIRTIO_MMIO_BASE + LAYOUT_VIRTIO_MMIO_SIZE);
-	assert_int_equal(f->blk.vm.irq_num, LAYOUT_VIRTIO_MMIO_FIRST_IRQ + 1);
+	assert_int_equal(f->blk.vm.res.base,
+			 0x10002000);
+	assert_int_equal(f->blk.vm.res.irq, 2);
 }
 
 static void test_config_space(void **state)
@@ -1019,20 +1019,20 @@ static void test_init_errors(void **state)
 	(void)state;
 	log_level = -1;
 	assert_non_null(blk);
-	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, NULL), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, NULL), -EINVAL);
 	disk.ops = NULL;
-	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, &disk), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), -EINVAL);
 	disk.ops = &no_write;
-	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, &disk), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), -EINVAL);
 	disk.read_only = true; /* fine without write when read-only */
-	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, &disk), 0);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), 0);
 	virtio_blk_destroy(blk);
 	/* a bad slot: nothing leaks (ASan checks) */
-	assert_int_equal(virtio_blk_init(blk, 1000, &mem, NULL, &disk),
+	assert_int_equal(virtio_blk_init(blk, NULL, &mem, NULL, &disk),
 			 -EINVAL);
 	/* a disk smaller than a sector has capacity 0 */
 	disk.size = 511;
-	assert_int_equal(virtio_blk_init(blk, 0, &mem, NULL, &disk), 0);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), 0);
 	assert_int_equal(blk->config[0], 0);
 	virtio_blk_destroy(blk);
 	free(blk);
@@ -1298,7 +1298,7 @@ static void test_file_end_to_end(void **state)
 	assert_int_equal(virtio_blk_file_open(&bf, path, false, false), 0);
 	virtio_blk_file_disk(&bf, "e2e", &disk);
 	vqm_init(&f->m, RAM_SIZE, NUM);
-	assert_int_equal(virtio_blk_init(&f->blk, 0, &f->m.mem, &irq, &disk),
+	assert_int_equal(virtio_blk_init(&f->blk, &SLOT_RES(0), &f->m.mem, &irq, &disk),
 			 0);
 	assert_int_equal(cfg32(f, 0), 100);
 	driver_up(f, V1 | F_FLUSH);

@@ -10,6 +10,7 @@
 #include "virtio/console.h"
 #include "lib/log.h"
 #include "tests/unit/virtq_mock.h"
+#include "slot_res.h"
 
 #define RAM_SIZE (1024 * 1024)
 #define NUM 8
@@ -81,7 +82,7 @@ static int setup(void **state)
 	vqm_init(&f->rx, RAM_SIZE, NUM);
 	/* the tx mock: rings in rx's RAM, fresh driver indices */
 	vqm_init_in(&f->tx, &f->rx, NUM, 16, 4, VQM_RAM_BASE + RAM_SIZE / 2);
-	if (virtio_console_init(&f->con, 1, &f->rx.mem, &irq, &out))
+	if (virtio_console_init(&f->con, &SLOT_RES(1), &f->rx.mem, &irq, &out))
 		return -1;
 	*state = f;
 	return 0;
@@ -218,8 +219,8 @@ static void test_identity(void **state)
 	}
 	wr(f, VIRTIO_MMIO_QUEUE_SEL, 2);
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), 0);
-	assert_int_equal(f->con.vm.base, 0x10002000);
-	assert_int_equal(f->con.vm.irq_num, 2);
+	assert_int_equal(f->con.vm.res.base, 0x10002000);
+	assert_int_equal(f->con.vm.res.irq, 2);
 }
 
 static void test_config_values(void **state)
@@ -650,16 +651,16 @@ static void test_init_errors(void **state)
 	struct char_out out = { .write = NULL };
 
 	assert_non_null(con);
-	assert_int_equal(virtio_console_init(con, 0, &f->rx.mem, NULL, NULL),
+	assert_int_equal(virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, NULL),
 			 -EINVAL);
-	assert_int_equal(virtio_console_init(con, 0, &f->rx.mem, NULL, &out),
+	assert_int_equal(virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, &out),
 			 -EINVAL);
 	out.write = cfx_out_write;
-	assert_int_equal(virtio_console_init(con, 99, &f->rx.mem, NULL, &out),
+	assert_int_equal(virtio_console_init(con, NULL, &f->rx.mem, NULL, &out),
 			 -EINVAL);
-	assert_int_equal(virtio_console_init(con, 0, NULL, NULL, &out),
+	assert_int_equal(virtio_console_init(con, &SLOT_RES(0), NULL, NULL, &out),
 			 -EINVAL);
-	assert_int_equal(virtio_console_init(con, 0, &f->rx.mem, NULL, &out),
+	assert_int_equal(virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, &out),
 			 0);
 	virtio_console_destroy(con);
 	free(con);

@@ -10,9 +10,9 @@
 
 #include "virtio/mmio.h"
 #include "virtio/rng.h"
-#include "vmm/layout.h"
 #include "lib/log.h"
 #include "tests/unit/virtq_mock.h"
+#include "slot_res.h"
 
 #define RAM_SIZE (512 * 1024)
 #define QMAX 64
@@ -131,7 +131,7 @@ static int setup(void **state)
 	vqm_init(&f->m, RAM_SIZE, NUM);
 	for (unsigned int i = 0; i < FAKE_CONFIG_SIZE; i++)
 		f->config[i] = 0x11 * (i + 1);
-	if (virtio_mmio_init(&f->vm, FAKE_SLOT, &f->m.mem, &irq, &dev))
+	if (virtio_mmio_init(&f->vm, &SLOT_RES(FAKE_SLOT), &f->m.mem, &irq, &dev))
 		return -1;
 	f->t = &f->vm;
 	*state = f;
@@ -162,7 +162,7 @@ static int setup_rng(void **state)
 	if (!f)
 		return -1;
 	vqm_init(&f->m, RAM_SIZE, NUM);
-	if (virtio_rng_init(&f->rng, 0, &f->m.mem, &irq, fake_source, f))
+	if (virtio_rng_init(&f->rng, &SLOT_RES(0), &f->m.mem, &irq, fake_source, f))
 		return -1;
 	f->t = &f->rng.vm;
 	*state = f;
@@ -260,8 +260,8 @@ static void test_identity(void **state)
 	assert_int_equal(rd(f, VIRTIO_MMIO_CONFIG_GENERATION), 0);
 	assert_int_equal(rd(f, VIRTIO_MMIO_SHM_LEN_LOW), 0xffffffff);
 	assert_int_equal(rd(f, VIRTIO_MMIO_SHM_LEN_HIGH), 0xffffffff);
-	assert_int_equal(f->vm.base, LAYOUT_VIRTIO_MMIO_BASE + 2 * 0x1000);
-	assert_int_equal(f->vm.irq_num, LAYOUT_VIRTIO_MMIO_FIRST_IRQ + 2);
+	assert_int_equal(f->vm.res.base, 0x10003000);
+	assert_int_equal(f->vm.res.irq, 3);
 }
 
 static void test_device_features(void **state)
@@ -684,7 +684,7 @@ static void test_fdt(void **state)
 	assert_int_equal(fdt32_to_cpu(*(const fdt32_t *)prop), 3);
 	prop = fdt_getprop(buf, node, "interrupt-parent", &len);
 	assert_int_equal(len, 4);
-	assert_int_equal(fdt32_to_cpu(*(const fdt32_t *)prop), PHANDLE_PLIC);
+	assert_int_equal(fdt32_to_cpu(*(const fdt32_t *)prop), TEST_PHANDLE_IRQCHIP);
 	prop = fdt_getprop(buf, node, "dma-coherent", &len);
 	assert_non_null(prop);
 	assert_int_equal(len, 0);
@@ -702,28 +702,35 @@ static void test_init_errors(void **state)
 	struct virtio_dev dev = fake_dev(f);
 
 	assert_non_null(vm);
-	assert_int_equal(virtio_mmio_init(vm, LAYOUT_VIRTIO_MMIO_SLOTS,
-					  &f->m.mem, NULL, &dev),
+	assert_int_equal(virtio_mmio_init(vm, NULL, &f->m.mem, NULL, &dev),
 			 -EINVAL);
+	{
+		struct dev_res small = SLOT_RES(0);
+
+		small.size = VIRTIO_MMIO_WINDOW - 1;
+		assert_int_equal(virtio_mmio_init(vm, &small, &f->m.mem, NULL,
+						  &dev),
+				 -EINVAL);
+	}
 	dev.num_queues = 0;
-	assert_int_equal(virtio_mmio_init(vm, 0, &f->m.mem, NULL, &dev),
+	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
 			 -EINVAL);
 	dev.num_queues = VIRTIO_MMIO_MAX_QUEUES + 1;
-	assert_int_equal(virtio_mmio_init(vm, 0, &f->m.mem, NULL, &dev),
+	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
 			 -EINVAL);
 	dev = fake_dev(f);
 	dev.queue_num_max = 48;
-	assert_int_equal(virtio_mmio_init(vm, 0, &f->m.mem, NULL, &dev),
+	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
 			 -EINVAL);
 	dev = fake_dev(f);
 	dev.config_size = 0xf01;
-	assert_int_equal(virtio_mmio_init(vm, 0, &f->m.mem, NULL, &dev),
+	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
 			 -EINVAL);
 	dev = fake_dev(f);
 	dev.config_size = 0xf00;
-	assert_int_equal(virtio_mmio_init(vm, 7, &f->m.mem, NULL, &dev), 0);
-	assert_int_equal(vm->base, 0x10008000);
-	assert_int_equal(vm->irq_num, 8);
+	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(7), &f->m.mem, NULL, &dev), 0);
+	assert_int_equal(vm->res.base, 0x10008000);
+	assert_int_equal(vm->res.irq, 8);
 	virtio_mmio_destroy(vm);
 	free(vm);
 }

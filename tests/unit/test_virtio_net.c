@@ -8,9 +8,9 @@
 
 #include "virtio/mmio.h"
 #include "virtio/net.h"
-#include "vmm/layout.h"
 #include "lib/log.h"
 #include "tests/unit/virtq_mock.h"
+#include "slot_res.h"
 
 #define RAM_SIZE (2 * 1024 * 1024)
 #define NUM 64
@@ -126,7 +126,7 @@ static int fix_setup(void **state, const struct virtio_net_backend_ops *ops,
 		    f->rx.mem.base + f->rx.mem.size);
 	be.opaque = f;
 	memcpy(be.mac, test_mac, sizeof(test_mac));
-	if (virtio_net_init(&f->net, 2, &f->rx.mem, &irq, &be))
+	if (virtio_net_init(&f->net, &SLOT_RES(2), &f->rx.mem, &irq, &be))
 		return -1;
 	*state = f;
 	return 0;
@@ -277,9 +277,9 @@ static void test_identity(void **state)
 				 (1u << 29));
 	wr(f, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES), 1);
-	assert_int_equal(f->net.vm.base,
-			 LAYOUT_VIRTIO_MMIO_BASE + 2 * LAYOUT_VIRTIO_MMIO_SIZE);
-	assert_int_equal(f->net.vm.irq_num, LAYOUT_VIRTIO_MMIO_FIRST_IRQ + 2);
+	assert_int_equal(f->net.vm.res.base,
+			 0x10003000);
+	assert_int_equal(f->net.vm.res.irq, 3);
 }
 
 static void test_config_space(void **state)
@@ -375,17 +375,17 @@ static void test_init_errors(void **state)
 	(void)state;
 	mem.host = calloc(1, 4096);
 	assert_non_null(mem.host);
-	assert_int_equal(virtio_net_init(&net, 0, &mem, NULL, NULL), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, NULL), -EINVAL);
 	be.offloads = true; /* offloads need set_offloads */
-	assert_int_equal(virtio_net_init(&net, 0, &mem, NULL, &be), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be), -EINVAL);
 	be.offloads = false;
 	be.ops = &no_tx;
-	assert_int_equal(virtio_net_init(&net, 0, &mem, NULL, &be), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be), -EINVAL);
 	be.ops = NULL;
-	assert_int_equal(virtio_net_init(&net, 0, &mem, NULL, &be), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be), -EINVAL);
 	be.ops = &be_ops_tx_only;
-	assert_int_equal(virtio_net_init(&net, 1000, &mem, NULL, &be), -EINVAL);
-	assert_int_equal(virtio_net_init(&net, 0, &mem, NULL, &be), 0);
+	assert_int_equal(virtio_net_init(&net, NULL, &mem, NULL, &be), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be), 0);
 	virtio_net_destroy(&net);
 	free(mem.host);
 }

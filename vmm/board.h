@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The board: the machine the guest sees.  It alone reads the memory map
+ * (layout.h); it creates the interrupt controller, the UART and virtio-rng,
+ * hands out virtio-mmio slots (window, interrupt line) to the modules that
+ * create the other virtio devices, puts every device on the MMIO bus, and
+ * builds the device tree from its device list.
+ */
+#ifndef RVKVM_BOARD_H
+#define RVKVM_BOARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "devices/plic.h"
+#include "devices/uart8250.h"
+#include "fdt.h"
+#include "virtio/mmio.h"
+#include "virtio/rng.h"
+#include "vm.h"
+
+#define BOARD_VIRTIO_SLOTS 8
+
+/* One virtio-mmio slot: where its transport lives and how it interrupts. */
+struct board_slot {
+	struct board *board;
+	struct virtio_mmio *transport;	/* NULL until board_virtio_add() */
+	struct dev_res res;
+	struct irq_line line;		/* the transport's interrupt */
+	int kick_fd;			/* eventfd behind a KVM ioeventfd */
+};
+
+struct board {
+	struct vm *vm;
+	struct plic plic;
+	struct uart8250 uart;
+	struct irq_line uart_irq;
+	struct virtio_rng rng;
+	bool rng_live;
+	struct board_slot virtio[BOARD_VIRTIO_SLOTS];
+	unsigned int nr_virtio;		/* slots handed out */
+};
+
+/* The guest physical address of RAM on this board. */
+uint64_t board_ram_base(void);
+
+/*
+ * The interrupt controller, driving hart i's external interrupt through
+ * harts[i] (vm->cfg->nr_cpus of them), and the UART, whose output goes to
+ * serial_out; both on vm's MMIO bus.  Returns 0 or -errno, having said why.
+ */
+int board_up(struct board *b, struct vm *vm, const struct irq_line *harts,
+	     const struct char_out *serial_out);
+/* Destroys what board_up() and board_rng_up() created. */
+void board_down(struct board *b);
+
+/* A virtio-rng device fed by getrandom(), in the next slot. */
+int board_rng_up(struct board *b);
+
+/*
+ * The next virtio-mmio slot, its resources and interrupt line filled in;
+ * NULL (having said so, naming 'what') when all slots are taken.
+ */
+struct board_slot *board_virtio_slot(struct board *b, const char *what);
+/* Put an initialised transport in its slot and on the MMIO bus. */
+int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport);
+
+/*
+ * Builds the device tree into buf: p has the KVM-reported and boot-time
+ * values (cfg, timer, ISA, initrd, seed); the board adds RAM, phandles,
+ * stdout-path and its devices.
+ */
+int board_fdt(struct board *b, struct fdt_params *p, void *buf, size_t size);
+
+#endif

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Disk glue.  The image file back-end (open, lock, read/write/flush) is
+ * virtio/blk_file.c; this file only pairs each -d with a device and a slot.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "disks.h"
+#include "lib/log.h"
+
+static int disk_up(struct disks *d, const struct disk_config *dc,
+		   struct board *b)
+{
+	struct virtio_blk_file *f = &d->file[d->nr];
+	struct virtio_blk *blk = &d->blk[d->nr];
+	struct board_slot *slot = board_virtio_slot(b, dc->path);
+	const char *base = strrchr(dc->path, '/');
+	struct virtio_blk_disk disk;
+	int ret;
+
+	if (!slot)
+		return -ENOSPC;
+	ret = virtio_blk_file_open(f, dc->path, dc->ro, dc->direct);
+	if (ret)
+		return ret;
+	virtio_blk_file_disk(f, base ? base + 1 : dc->path, &disk);
+	ret = virtio_blk_init(blk, &slot->res, &b->vm->mem, &slot->line,
+			      &disk);
+	if (ret) {
+		pr_err("%s: cannot set up virtio-blk: %s", dc->path,
+		       strerror(-ret));
+		virtio_blk_file_close(f);
+		return ret;
+	}
+	ret = board_virtio_add(slot, &blk->vm);
+	if (ret) {
+		virtio_blk_destroy(blk);
+		virtio_blk_file_close(f);
+		return ret;
+	}
+	d->nr++;
+	return 0;
+}
+
+int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
+{
+	int ret = 0;
+
+	d->nr = 0;
+	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++)
+		ret = disk_up(d, &cfg->disks[i], b);
+	return ret;
+}
+
+void disks_down(struct disks *d)
+{
+	while (d->nr) {
+		d->nr--;
+		virtio_blk_destroy(&d->blk[d->nr]);
+		virtio_blk_file_close(&d->file[d->nr]);
+	}
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The boot steps are an explicit table, run in order and unwound in
+ * reverse on failure.  Steps marked per_boot are unwound and run again when
+ * the guest reboots: a fresh KVM VM, zeroed RAM, new vCPUs, images and the
+ * device tree loaded again; devices persist and are reset.  Data flows one
+ * way: the configuration is only read; what a step set up is recorded in
+ * the machine, so its down() undoes exactly that.
+ */
+#include <string.h>
+
+#include "boot.h"
+#include "kicks.h"
+#include "lib/log.h"
+#include "lifecycle.h"
+#include "signals.h"
+
+struct boot_step {
+	const char *name;
+	int (*up)(struct machine *m);
+	void (*down)(struct machine *m);
+	bool per_boot;
+};
+
+static void step_devices_down(struct machine *m)
+{
+	nics_down(&m->nics);
+	disks_down(&m->disks);
+	cons_virtio_down(&m->cons);
+	board_down(&m->board);
+}
+
+/* The board's devices, then the virtio devices in slot order. */
+static int step_devices_up(struct machine *m)
+{
+	const struct vm_config *cfg = m->vm.cfg;
+	int ret;
+
+	cons_init(&m->cons, &m->vm);
+	for (unsigned int i = 0; i < cfg->nr_cpus; i++)
+		m->hart_ext[i] = (struct irq_line){
+			.set = kvm_cpu_set_ext_irq, .opaque = &m->vm.vcpus[i],
+		};
+	ret = board_up(&m->board, &m->vm, m->hart_ext, &m->cons.out);
+	if (ret)
+		return ret;
+	if (cfg->console == CONSOLE_VIRTIO)
+		ret = cons_virtio_up(&m->cons, &m->board);
+	if (!ret && cfg->rng)
+		ret = board_rng_up(&m->board);
+	ret = ret ?: disks_up(&m->disks, cfg, &m->board);
+	ret = ret ?: nics_up(&m->nics, cfg, &m->board, &m->io);
+	if (ret)
+		step_devices_down(m);	/* the failing part has said why */
+	return ret;
+}
+
+static void step_iothread_down(struct machine *m)
+{
+	iothread_stop(&m->io);
+	kicks_close(&m->board);
+}
+
+static int step_iothread_up(struct machine *m)
+{
+	int ret = iothread_init(&m->io);
+
+	if (ret) {
+		pr_err("cannot set up the I/O thread: %s", strerror(-ret));
+		kicks_close(&m->board);
+		return ret;
+	}
+	ret = kicks_watch(&m->board, &m->io);
+	ret = ret ?: nics_watch(&m->nics);
+	ret = ret ?: iothread_start(&m->io);
+	if (ret) {
+		pr_err("cannot start the I/O thread: %s", strerror(-ret));
+		step_iothread_down(m);
+	}
+	return ret;
+}
+
+static int step_console_up(struct machine *m)
+{
+	return cons_input_start(&m->cons, &m->board.uart);
+}
+
+static void step_console_down(struct machine *m)
+{
+	cons_input_stop(&m->cons);
+}
+
+static int step_kvm_up(struct machine *m)
+{
+	return kvm_vm_open(&m->vm);
+}
+
+static void step_kvm_down(struct machine *m)
+{
+	kvm_vm_close(&m->vm);
+}
+
+/*
+ * Per boot (ioeventfds belong to the KVM VM): queue notifications signal
+ * the I/O thread instead of exiting to the vCPU thread.  Without ioeventfd
+ * support the MMIO exit path still works.
+ */
+static int step_ioeventfds(struct machine *m)
+{
+	for (unsigned int i = 0; i < m->board.nr_virtio; i++) {
+		const struct board_slot *slot = &m->board.virtio[i];
+		int ret = kvm_ioeventfd(&m->vm, slot->res.base +
+						      VIRTIO_MMIO_QUEUE_NOTIFY,
+					slot->kick_fd);
+
+		if (ret)
+			pr_once(LOG_WARN, "KVM_IOEVENTFD: %s; virtio notifications take the MMIO exit path",
+				strerror(-ret));
+	}
+	return 0;
+}
+
+static int step_ram_up(struct machine *m)
+{
+	return kvm_ram_map(&m->vm);
+}
+
+static void step_ram_down(struct machine *m)
+{
+	kvm_ram_unmap(&m->vm);
+}
+
+static int step_vcpus_up(struct machine *m)
+{
+	return kvm_cpus_create(&m->vm);
+}
+
+static void step_vcpus_down(struct machine *m)
+{
+	kvm_cpus_destroy(&m->vm);
+}
+
+static int step_load(struct machine *m)
+{
+	struct boot_entry entry;
+	int ret = boot_load(&m->vm, &m->board, &entry);
+
+	return ret ?: kvm_cpu_boot_regs(&m->vm.vcpus[0], entry.pc, entry.a0,
+					entry.a1);
+}
+
+static const struct boot_step boot_steps[] = {
+	{ "devices", step_devices_up, step_devices_down, false },
+	{ "iothread", step_iothread_up, step_iothread_down, false },
+	{ "console", step_console_up, step_console_down, false },
+	{ "kvm", step_kvm_up, step_kvm_down, true },
+	{ "ioeventfds", step_ioeventfds, NULL, true },
+	{ "ram", step_ram_up, step_ram_down, true },
+	{ "vcpus", step_vcpus_up, step_vcpus_down, true },
+	{ "load", step_load, NULL, true },
+};
+#define NR_STEPS (sizeof(boot_steps) / sizeof(*boot_steps))
+
+/* Unwind steps [0, to) in reverse; per_boot_only keeps the others. */
+static void steps_down(struct machine *m, size_t to, bool per_boot_only)
+{
+	while (to-- > 0)
+		if (boot_steps[to].down &&
+		    (!per_boot_only || boot_steps[to].per_boot))
+			boot_steps[to].down(m);
+}
+
+/* Run the steps (all, or the per-boot ones); *done: how many are up. */
+static int steps_up(struct machine *m, bool per_boot_only, size_t *done)
+{
+	for (size_t i = 0; i < NR_STEPS; i++) {
+		int ret;
+
+		if (per_boot_only && !boot_steps[i].per_boot)
+			continue;
+		pr_debug("boot step %s", boot_steps[i].name);
+		ret = boot_steps[i].up(m);
+		if (ret) {
+			*done = i;
+			return ret;
+		}
+	}
+	*done = NR_STEPS;
+	return 0;
+}
+
+int machine_init(struct machine *m, const struct vm_config *cfg)
+{
+	memset(m, 0, sizeof(*m));
+	return vm_init(&m->vm, cfg, board_ram_base());
+}
+
+/* Run the vCPUs until a stop; true when the guest asked for a reboot. */
+static bool machine_run_once(struct machine *m, int sfd)
+{
+	struct vm *vm = &m->vm;
+	int reset = VM_STOP_RESET;
+
+	if (kvm_cpus_start(vm))
+		vm_request_stop(vm, VM_STOP_HOST_ERROR, "%s", "");
+	else
+		signals_wait_stop(vm, sfd);
+	kvm_cpus_stop(vm);
+	/* With no vCPU running, a later stop request is kept. */
+	return atomic_compare_exchange_strong(&vm->stop, &reset, VM_RUNNING);
+}
+
+int machine_run(struct machine *m, int sfd)
+{
+	size_t done;
+	int ret;
+
+	ret = steps_up(m, false, &done);
+	while (!ret && machine_run_once(m, sfd)) {
+		pr_info("guest reboot (%lu): resetting the VM", ++m->vm.boots);
+		steps_down(m, done, true);
+		mmio_bus_reset(&m->vm.bus);
+		ret = steps_up(m, true, &done);
+	}
+	/* The failing step has said why. */
+	if (ret && !atomic_load(&m->vm.stop))
+		vm_request_stop(&m->vm, VM_STOP_HOST_ERROR, "%s", "");
+	steps_down(m, done, false);
+	return ret;
+}
