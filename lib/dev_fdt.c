@@ -20,14 +20,17 @@ int dev_fdt_begin(void *fdt, const char *name, const char *compat,
 	return err ?: fdt_property(fdt, "reg", reg, sizeof(reg));
 }
 
-int dev_fdt_irq_spec(uint32_t irq, uint32_t cells, uint32_t *spec)
+int dev_fdt_irq_spec(const struct dev_res *res, uint32_t *spec)
 {
-	spec[0] = cpu_to_fdt32(irq);
+	uint32_t cells = res->irq_cells ?: 1;
+
+	spec[0] = cpu_to_fdt32(res->irq);
 	if (cells == 1)
 		return 1;
 	if (cells != 2)
 		return -FDT_ERR_BADVALUE;
-	spec[1] = cpu_to_fdt32(DEV_FDT_IRQ_LEVEL_HIGH);
+	spec[1] = cpu_to_fdt32(res->irq_edge ? DEV_FDT_IRQ_EDGE_RISING :
+					       DEV_FDT_IRQ_LEVEL_HIGH);
 	return 2;
 }
 
@@ -38,7 +41,7 @@ int dev_fdt_irq(void *fdt, const struct dev_res *res)
 
 	if (!res->irq)
 		return 0;
-	n = dev_fdt_irq_spec(res->irq, res->irq_cells ?: 1, spec);
+	n = dev_fdt_irq_spec(res, spec);
 	if (n < 0)
 		return n;
 	err = fdt_property(fdt, "interrupts", spec, n * sizeof(spec[0]));

@@ -9,7 +9,8 @@
 
 #include "lib/device.h"
 
-/* Linux's IRQ_TYPE_LEVEL_HIGH, the second cell of a 2-cell specifier. */
+/* Linux's IRQ_TYPE_*, the second cell of a 2-cell specifier. */
+#define DEV_FDT_IRQ_EDGE_RISING 1
 #define DEV_FDT_IRQ_LEVEL_HIGH 4
 
 /*
@@ -22,7 +23,10 @@ int dev_fdt_begin(void *fdt, const char *name, const char *compat,
 /* "interrupts" and "interrupt-parent" for res->irq (nothing when 0). */
 int dev_fdt_irq(void *fdt, const struct dev_res *res);
 
-/* The interrupt specifier of source irq for a parent of 'cells' cells. */
-int dev_fdt_irq_spec(uint32_t irq, uint32_t cells, uint32_t *spec);
+/*
+ * The interrupt specifier of res's interrupt (spec: 2 cells of room);
+ * returns its number of cells or a negative libfdt error.
+ */
+int dev_fdt_irq_spec(const struct dev_res *res, uint32_t *spec);
 
 #endif

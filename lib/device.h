@@ -8,6 +8,7 @@
 #ifndef RVKVM_DEVICE_H
 #define RVKVM_DEVICE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -78,6 +79,7 @@ struct dev_res {
 	 * source, IRQ_TYPE_LEVEL_HIGH).
 	 */
 	uint32_t irq_cells;
+	bool irq_edge;		/* 2 cells: rising edge, else level high */
 	uint32_t phandle;	/* the device's own phandle; 0: none */
 };
 

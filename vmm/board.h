@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The board: the machine the guest sees.  It alone reads the memory map
- * (layout.h); it creates the interrupt controller, the UART and virtio-rng,
+ * (layout.h); it creates the interrupt controller (a PLIC emulated here,
+ * or the description of KVM's in-kernel AIA), the UART and virtio-rng,
  * hands out virtio-mmio slots (window, interrupt line) to the modules that
  * create the other virtio devices, puts every device on the MMIO bus, and
  * builds the device tree from its device list.
@@ -16,11 +17,22 @@
 #include "devices/plic.h"
 #include "devices/uart8250.h"
 #include "fdt.h"
+#include "irqchip.h"
 #include "virtio/mmio.h"
 #include "virtio/rng.h"
 #include "vm.h"
 
 #define BOARD_VIRTIO_SLOTS 8
+
+/* How the interrupt controller reaches the harts, from the VMM. */
+struct board_irqchip {
+	enum irqchip_kind kind;
+	/* PLIC: hart i's supervisor external interrupt (KVM_INTERRUPT). */
+	const struct irq_line *harts;
+	/* AIA: set wired source src to level (KVM_IRQ_LINE). */
+	void (*line)(void *opaque, unsigned int src, int level);
+	void *opaque;
+};
 
 /* One virtio-mmio slot: where its transport lives and how it interrupts. */
 struct board_slot {
@@ -29,11 +41,15 @@ struct board_slot {
 	struct dev_res res;
 	struct irq_line line;		/* the transport's interrupt */
 	int kick_fd;			/* eventfd behind a KVM ioeventfd */
+	int irq_fd;			/* AIA: eventfd behind a KVM irqfd */
 };
 
 struct board {
 	struct vm *vm;
-	struct plic plic;
+	struct board_irqchip chip;
+	struct plic plic;		/* with IRQCHIP_KIND_PLIC */
+	struct aia_params aia_params;	/* with IRQCHIP_KIND_AIA: */
+	struct aia_state aia;		/* filled at each boot by KVM */
 	struct uart8250 uart;
 	struct irq_line uart_irq;
 	struct virtio_rng rng;
@@ -46,11 +62,11 @@ struct board {
 uint64_t board_ram_base(void);
 
 /*
- * The interrupt controller, driving hart i's external interrupt through
- * harts[i] (vm->cfg->nr_cpus of them), and the UART, whose output goes to
- * serial_out; both on vm's MMIO bus.  Returns 0 or -errno, having said why.
+ * The interrupt controller, as chip says, and the UART, whose output goes
+ * to serial_out; both on vm's MMIO bus.  Returns 0 or -errno, having said
+ * why.
  */
-int board_up(struct board *b, struct vm *vm, const struct irq_line *harts,
+int board_up(struct board *b, struct vm *vm, const struct board_irqchip *chip,
 	     const struct char_out *serial_out);
 /* Destroys what board_up() and board_rng_up() created. */
 void board_down(struct board *b);

@@ -5,10 +5,18 @@
  * their resources in a struct dev_res and never look them up.  The device
  * tree lists the devices in the order they were created, which is also the
  * order of the virtio-mmio slots.
+ *
+ * Interrupts: with the PLIC, every line goes into the emulated PLIC.  With
+ * KVM's AIA, the UART's level line goes to KVM_IRQ_LINE, and each virtio
+ * slot's line is an edge written to an eventfd that KVM turns into an
+ * APLIC interrupt (irqfd): the I/O thread signals the guest without an
+ * ioctl and without a vCPU exit.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "board.h"
 #include "layout.h"
@@ -22,16 +30,26 @@ _Static_assert(LAYOUT_VIRTIO_MMIO_FIRST_IRQ + LAYOUT_VIRTIO_MMIO_SLOTS <=
 		       LAYOUT_UART_IRQ ||
 		       LAYOUT_VIRTIO_MMIO_FIRST_IRQ > LAYOUT_UART_IRQ,
 	       "virtio-mmio interrupts overlap the UART's");
+_Static_assert(PHANDLE_CPU_INTC(CONFIG_MAX_CPUS) <= PHANDLE_IMSIC,
+	       "hart interrupt controller phandles run into the IMSIC's");
 
 uint64_t board_ram_base(void)
 {
 	return LAYOUT_RAM_BASE;
 }
 
-/* A device interrupt into the irqchip. */
+static bool board_aia(const struct board *b)
+{
+	return b->chip.kind == IRQCHIP_KIND_AIA;
+}
+
+/* A wired (level) interrupt into the irqchip. */
 static void board_irq_set(struct board *b, unsigned int src, int level)
 {
-	plic_set_irq(&b->plic, src, level);
+	if (board_aia(b))
+		b->chip.line(b->chip.opaque, src, level);
+	else
+		plic_set_irq(&b->plic, src, level);
 }
 
 static void uart_irq_set(void *opaque, int level)
@@ -39,14 +57,20 @@ static void uart_irq_set(void *opaque, int level)
 	board_irq_set(opaque, LAYOUT_UART_IRQ, level);
 }
 
+/* With the AIA a slot's interrupt is an edge: only a rise is signalled. */
 static void slot_irq_set(void *opaque, int level)
 {
 	struct board_slot *slot = opaque;
+	uint64_t one = 1;
 
-	board_irq_set(slot->board, slot->res.irq, level);
+	if (!board_aia(slot->board))
+		plic_set_irq(&slot->board->plic, slot->res.irq, level);
+	else if (level && write(slot->irq_fd, &one, sizeof(one)) < 0)
+		pr_once(LOG_WARN, "virtio interrupt eventfd: %s",
+			strerror(errno));
 }
 
-static int board_irqchip_up(struct board *b, const struct irq_line *harts)
+static int board_plic_up(struct board *b)
 {
 	const struct dev_res res = {
 		.base = LAYOUT_PLIC_BASE, .size = PLIC_SIZE,
@@ -55,7 +79,7 @@ static int board_irqchip_up(struct board *b, const struct irq_line *harts)
 	};
 	int ret;
 
-	ret = plic_init(&b->plic, &res, b->vm->cfg->nr_cpus, harts);
+	ret = plic_init(&b->plic, &res, b->vm->cfg->nr_cpus, b->chip.harts);
 	if (ret) {
 		pr_err("cannot set up the PLIC: %s", strerror(-ret));
 		return ret;
@@ -69,12 +93,32 @@ static int board_irqchip_up(struct board *b, const struct irq_line *harts)
 	return ret;
 }
 
+/* KVM creates the AIA at each boot; the board says where it goes. */
+static void board_aia_params(struct board *b)
+{
+	b->aia_params = (struct aia_params){
+		.nr_harts = b->vm->cfg->nr_cpus,
+		.aplic_base = LAYOUT_APLIC_BASE,
+		.imsic_base = LAYOUT_IMSIC_BASE,
+		.nr_sources = LAYOUT_AIA_NR_IRQS,
+		.aplic_phandle = PHANDLE_IRQCHIP,
+		.imsic_phandle = PHANDLE_IMSIC,
+		.cpu_intc_phandle = PHANDLE_CPU_INTC(0),
+	};
+}
+
+static void board_irqchip_down(struct board *b)
+{
+	if (!board_aia(b))
+		plic_destroy(&b->plic);
+}
+
 static int board_uart_up(struct board *b, const struct char_out *out)
 {
 	const struct dev_res res = {
 		.base = LAYOUT_UART_BASE, .size = LAYOUT_UART_SIZE,
 		.irq = LAYOUT_UART_IRQ, .irq_parent = PHANDLE_IRQCHIP,
-		.irq_cells = 1,
+		.irq_cells = board_aia(b) ? 2 : 1,
 	};
 	int ret;
 
@@ -93,18 +137,21 @@ static int board_uart_up(struct board *b, const struct char_out *out)
 	return ret;
 }
 
-int board_up(struct board *b, struct vm *vm, const struct irq_line *harts,
+int board_up(struct board *b, struct vm *vm, const struct board_irqchip *chip,
 	     const struct char_out *serial_out)
 {
-	int ret;
+	int ret = 0;
 
-	*b = (struct board){ .vm = vm };
-	ret = board_irqchip_up(b, harts);
+	*b = (struct board){ .vm = vm, .chip = *chip };
+	if (board_aia(b))
+		board_aia_params(b);
+	else
+		ret = board_plic_up(b);
 	if (ret)
 		return ret;
 	ret = board_uart_up(b, serial_out);
 	if (ret)
-		plic_destroy(&b->plic);
+		board_irqchip_down(b);
 	return ret;
 }
 
@@ -113,33 +160,43 @@ void board_down(struct board *b)
 	if (b->rng_live)
 		virtio_rng_destroy(&b->rng);
 	b->rng_live = false;
+	for (unsigned int i = 0; i < b->nr_virtio; i++)
+		if (b->virtio[i].irq_fd >= 0)
+			close(b->virtio[i].irq_fd);
+	b->nr_virtio = 0;
 	uart8250_destroy(&b->uart);
-	plic_destroy(&b->plic);
+	board_irqchip_down(b);
+}
+
+static void board_slot_res(struct board *b, unsigned int n,
+			   struct dev_res *res)
+{
+	*res = (struct dev_res){
+		.base = LAYOUT_VIRTIO_MMIO_BASE + n * LAYOUT_VIRTIO_MMIO_SIZE,
+		.size = LAYOUT_VIRTIO_MMIO_SIZE,
+		.irq = LAYOUT_VIRTIO_MMIO_FIRST_IRQ + n,
+		.irq_parent = PHANDLE_IRQCHIP,
+		.irq_cells = board_aia(b) ? 2 : 1,
+		.irq_edge = board_aia(b),
+	};
 }
 
 struct board_slot *board_virtio_slot(struct board *b, const char *what)
 {
 	struct board_slot *slot = &b->virtio[b->nr_virtio];
-	unsigned int n = b->nr_virtio;
 
-	if (n == BOARD_VIRTIO_SLOTS) {
+	if (b->nr_virtio == BOARD_VIRTIO_SLOTS) {
 		pr_err("%s: all %u virtio-mmio slots are taken", what,
 		       BOARD_VIRTIO_SLOTS);
 		return NULL;
 	}
 	*slot = (struct board_slot){
 		.board = b,
-		.res = {
-			.base = LAYOUT_VIRTIO_MMIO_BASE +
-				n * LAYOUT_VIRTIO_MMIO_SIZE,
-			.size = LAYOUT_VIRTIO_MMIO_SIZE,
-			.irq = LAYOUT_VIRTIO_MMIO_FIRST_IRQ + n,
-			.irq_parent = PHANDLE_IRQCHIP,
-			.irq_cells = 1,
-		},
 		.line = { .set = slot_irq_set, .opaque = slot },
 		.kick_fd = -1,
+		.irq_fd = -1,
 	};
+	board_slot_res(b, b->nr_virtio, &slot->res);
 	return slot;
 }
 
@@ -148,11 +205,22 @@ int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport)
 	struct board *b = slot->board;
 	int ret;
 
+	if (board_aia(b)) {
+		slot->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (slot->irq_fd < 0) {
+			pr_err("%s: eventfd: %s", transport->dev.name,
+			       strerror(errno));
+			return -errno;
+		}
+	}
 	ret = mmio_bus_add(&b->vm->bus, slot->res.base, slot->res.size,
 			   &virtio_mmio_ops, transport);
 	if (ret) {
 		pr_err("MMIO map of %s: %s", transport->dev.name,
 		       strerror(-ret));
+		if (slot->irq_fd >= 0)
+			close(slot->irq_fd);
+		slot->irq_fd = -1;
 		return ret;
 	}
 	slot->transport = transport;
@@ -180,25 +248,39 @@ int board_rng_up(struct board *b)
 	return ret;
 }
 
-int board_fdt(struct board *b, struct fdt_params *p, void *buf, size_t size)
+/* The board's devices in tree order: irqchip, UART, virtio slots. */
+static unsigned int board_fdt_devices(struct board *b,
+				      struct fdt_device *devices)
 {
-	struct fdt_device devices[2 + BOARD_VIRTIO_SLOTS] = {
-		{ &plic_mmio_ops, &b->plic },
-		{ &uart8250_mmio_ops, &b->uart },
-	};
-	unsigned int n = 2;
-	char serial[32];
+	unsigned int n = 0;
 
-	snprintf(serial, sizeof(serial), "/soc/serial@%llx",
-		 (unsigned long long)LAYOUT_UART_BASE);
+	if (board_aia(b)) {
+		devices[n++] = (struct fdt_device){ &aia_imsic_fdt_ops,
+						    &b->aia };
+		devices[n++] = (struct fdt_device){ &aia_aplic_fdt_ops,
+						    &b->aia };
+	} else {
+		devices[n++] = (struct fdt_device){ &plic_mmio_ops, &b->plic };
+	}
+	devices[n++] = (struct fdt_device){ &uart8250_mmio_ops, &b->uart };
 	for (unsigned int i = 0; i < b->nr_virtio; i++)
 		devices[n++] = (struct fdt_device){
 			&virtio_mmio_ops, b->virtio[i].transport,
 		};
+	return n;
+}
+
+int board_fdt(struct board *b, struct fdt_params *p, void *buf, size_t size)
+{
+	struct fdt_device devices[3 + BOARD_VIRTIO_SLOTS];
+	char serial[32];
+
+	snprintf(serial, sizeof(serial), "/soc/serial@%llx",
+		 (unsigned long long)LAYOUT_UART_BASE);
 	p->ram_base = LAYOUT_RAM_BASE;
 	p->cpu_intc_phandle = PHANDLE_CPU_INTC(0);
 	p->stdout_path = p->cfg->console == CONSOLE_SERIAL ? serial : NULL;
 	p->devices = devices;
-	p->nr_devices = n;
+	p->nr_devices = board_fdt_devices(b, devices);
 	return fdt_build(p, buf, size);
 }

@@ -260,6 +260,13 @@ static const struct cli_choice consoles[] = {
 	{ NULL, 0, false },
 };
 
+static const struct cli_choice irqchips[] = {
+	{ "auto", IRQCHIP_AUTO, true },
+	{ "aia", IRQCHIP_AIA, true },
+	{ "plic", IRQCHIP_PLIC, true },
+	{ NULL, 0, false },
+};
+
 static const struct cli_choice transports[] = {
 	{ "mmio", 0, true },
 	{ "pci", 0, false },
@@ -284,6 +291,17 @@ static int set_console(struct cli_run *r, const struct cli_opt *o,
 	if (!c)
 		return -EINVAL;
 	r->cfg->console = c->value;
+	return 0;
+}
+
+static int set_irqchip(struct cli_run *r, const struct cli_opt *o,
+		       const char *arg)
+{
+	const struct cli_choice *c = choose(r, o, irqchips, arg);
+
+	if (!c)
+		return -EINVAL;
+	r->cfg->irqchip = c->value;
 	return 0;
 }
 
@@ -560,6 +578,12 @@ static const struct cli_opt cli_opts[] = {
 	  .field = CFG(dump_dtb) },
 
 	{ .help = "RISC-V options:" },
+	{ OPT("irqchip", 0, "TYPE", set_irqchip,
+	      "aia (KVM's in-kernel AIA: APLIC + IMSIC,\n"
+	      "interrupts through irqfd), plic (a PLIC\n"
+	      "emulated in lkvm) or auto: aia when the host\n"
+	      "has it and --disable-ssaia is not given, else\n"
+	      "plic (default: auto)") },
 	/* Before "disable-": the longer prefix must match first. */
 	{ OPT("disable-sbi-", 0, NULL, set_disable_sbi,
 	      "Hide SBI extension EXT from the guest"), .prefix = true },
@@ -752,6 +776,9 @@ static int run_finish(struct cli_run *r)
 
 	if (!cfg->kernel)
 		return cli_err(r, "no kernel given (-k FILE)");
+	if (cfg->irqchip == IRQCHIP_AIA &&
+	    isa_ext_test(cfg->disable_isa, isa_ext_lookup("ssaia")))
+		return cli_err(r, "--irqchip aia needs Ssaia, which --disable-ssaia hides");
 	if (!cfg->nr_cpus)
 		cfg->nr_cpus = default_cpus(host->online_cpus);
 	if (!cfg->ram_size)

@@ -17,6 +17,13 @@ enum console_type {
 	CONSOLE_VIRTIO,	/* virtio-console, hvc0 (not supported yet) */
 };
 
+/* --irqchip: which interrupt controller the guest gets. */
+enum irqchip_choice {
+	IRQCHIP_AUTO,	/* the in-kernel AIA if the host has one, else plic */
+	IRQCHIP_AIA,	/* KVM's in-kernel AIA (APLIC + IMSIC), irqfd */
+	IRQCHIP_PLIC,	/* a PLIC emulated in lkvm */
+};
+
 #define CONFIG_MAX_CPUS 32
 /* The largest guest RAM (-m); the board has room for it above RAM base. */
 #define CONFIG_RAM_MAX (512ULL << 30)
@@ -56,6 +63,7 @@ struct vm_config {
 	uint64_t ram_size;	/* bytes */
 	unsigned int nr_cpus;
 	enum console_type console;
+	enum irqchip_choice irqchip;
 	bool nodefaults;
 	bool rng;		/* --rng: a virtio-rng device */
 	struct disk_config disks[CONFIG_MAX_DISKS];

@@ -379,7 +379,7 @@ int fdt_build(const struct fdt_params *p, void *buf, size_t size)
 	if (err == -FDT_ERR_NOSPACE)
 		return -ENOSPC;
 	if (err) {
-		pr_debug("fdt: %s", fdt_strerror(err));
+		pr_debug("fdt: %s (%d)", fdt_strerror(err), err);
 		return -EINVAL;
 	}
 	return 0;

@@ -83,11 +83,13 @@ err:
 
 void kvm_vm_close(struct vm *vm)
 {
+	pthread_rwlock_wrlock(&vm->vcpu_lock);
 	if (vm->vm_fd >= 0)
 		close(vm->vm_fd);
 	if (vm->kvm_fd >= 0)
 		close(vm->kvm_fd);
 	vm->vm_fd = vm->kvm_fd = -1;
+	pthread_rwlock_unlock(&vm->vcpu_lock);
 }
 
 /* A file on hugetlbfs, unlinked at once, backs RAM with huge pages. */

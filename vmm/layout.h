@@ -13,6 +13,15 @@
 /* PLIC: one S-mode context per hart. */
 #define LAYOUT_PLIC_BASE 0x0c000000ULL
 
+/*
+ * KVM's AIA, instead of the PLIC: the APLIC (MSI mode) and one 4 KiB
+ * S-level IMSIC interrupt file per hart, from IMSIC_BASE (aligned far
+ * beyond 32 harts, as KVM's hart index decoding needs).
+ */
+#define LAYOUT_APLIC_BASE 0x0d000000ULL
+#define LAYOUT_IMSIC_BASE 0x28000000ULL
+#define LAYOUT_AIA_NR_IRQS 64
+
 /* 16550A UART. */
 #define LAYOUT_UART_BASE 0x10000000ULL
 #define LAYOUT_UART_SIZE 0x100ULL
@@ -31,7 +40,8 @@
 #define LAYOUT_NR_IRQS 1023
 
 /* Device tree phandles. */
-#define PHANDLE_IRQCHIP 1
+#define PHANDLE_IRQCHIP 1	/* the PLIC or the APLIC */
 #define PHANDLE_CPU_INTC(hart) (2 + (hart))
+#define PHANDLE_IMSIC 64
 
 #endif

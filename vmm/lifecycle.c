@@ -8,6 +8,7 @@
  * the machine, so its down() undoes exactly that.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "boot.h"
 #include "kicks.h"
@@ -22,6 +23,29 @@ struct boot_step {
 	bool per_boot;
 };
 
+/* Once: which interrupt controller the guest gets. */
+static int step_irqchip(struct machine *m)
+{
+	struct irqchip_host host;
+	const char *why = "";
+	int ret;
+
+	kvm_irqchip_probe(m->vm.cfg, &host);
+	ret = irqchip_select(m->vm.cfg, &host, &m->irqchip, &why);
+	if (ret) {
+		pr_err("%s", why);
+		return ret;
+	}
+	pr_debug("irqchip: %s (the host %s an in-kernel AIA)",
+		 irqchip_name(m->irqchip), host.aia ? "offers" : "has no");
+	return 0;
+}
+
+static void aia_line(void *opaque, unsigned int src, int level)
+{
+	kvm_irq_line(opaque, src, level);
+}
+
 static void step_devices_down(struct machine *m)
 {
 	nics_down(&m->nics);
@@ -34,6 +58,10 @@ static void step_devices_down(struct machine *m)
 static int step_devices_up(struct machine *m)
 {
 	const struct vm_config *cfg = m->vm.cfg;
+	const struct board_irqchip chip = {
+		.kind = m->irqchip, .harts = m->hart_ext,
+		.line = aia_line, .opaque = &m->vm,
+	};
 	int ret;
 
 	cons_init(&m->cons, &m->vm);
@@ -41,7 +69,7 @@ static int step_devices_up(struct machine *m)
 		m->hart_ext[i] = (struct irq_line){
 			.set = kvm_cpu_set_ext_irq, .opaque = &m->vm.vcpus[i],
 		};
-	ret = board_up(&m->board, &m->vm, m->hart_ext, &m->cons.out);
+	ret = board_up(&m->board, &m->vm, &chip, &m->cons.out);
 	if (ret)
 		return ret;
 	if (cfg->console == CONSOLE_VIRTIO)
@@ -140,6 +168,39 @@ static void step_vcpus_down(struct machine *m)
 	kvm_cpus_destroy(&m->vm);
 }
 
+/*
+ * Per boot, with the AIA: KVM's AIA device (after the vCPUs exist, before
+ * they run), and an irqfd per virtio slot.  A stale count left in an
+ * eventfd by the last boot is drained first.
+ */
+static int step_aia_up(struct machine *m)
+{
+	struct board *b = &m->board;
+	int ret;
+
+	if (m->irqchip != IRQCHIP_KIND_AIA)
+		return 0;
+	ret = kvm_aia_create(&m->vm, &b->aia_params, &b->aia);
+	for (unsigned int i = 0; !ret && i < b->nr_virtio; i++) {
+		uint64_t stale;
+
+		if (read(b->virtio[i].irq_fd, &stale, sizeof(stale)) < 0)
+			stale = 0;
+		ret = kvm_irqfd(&m->vm, b->virtio[i].irq_fd,
+				b->virtio[i].res.irq);
+		if (ret)
+			pr_err("KVM_IRQFD: %s", strerror(-ret));
+	}
+	if (ret)
+		kvm_aia_destroy(&m->vm);
+	return ret;
+}
+
+static void step_aia_down(struct machine *m)
+{
+	kvm_aia_destroy(&m->vm);
+}
+
 static int step_load(struct machine *m)
 {
 	struct boot_entry entry;
@@ -150,6 +211,7 @@ static int step_load(struct machine *m)
 }
 
 static const struct boot_step boot_steps[] = {
+	{ "irqchip", step_irqchip, NULL, false },
 	{ "devices", step_devices_up, step_devices_down, false },
 	{ "iothread", step_iothread_up, step_iothread_down, false },
 	{ "console", step_console_up, step_console_down, false },
@@ -157,6 +219,7 @@ static const struct boot_step boot_steps[] = {
 	{ "ioeventfds", step_ioeventfds, NULL, true },
 	{ "ram", step_ram_up, step_ram_down, true },
 	{ "vcpus", step_vcpus_up, step_vcpus_down, true },
+	{ "aia", step_aia_up, step_aia_down, true },
 	{ "load", step_load, NULL, true },
 };
 #define NR_STEPS (sizeof(boot_steps) / sizeof(*boot_steps))

@@ -16,6 +16,7 @@
 /* Everything one lkvm run owns. */
 struct machine {
 	struct vm vm;
+	enum irqchip_kind irqchip;
 	struct irq_line hart_ext[CONFIG_MAX_CPUS];	/* KVM_INTERRUPT */
 	struct board board;
 	struct cons cons;

@@ -57,13 +57,17 @@ struct vm_stats {
 struct vm {
 	const struct vm_config *cfg;
 	int kvm_fd, vm_fd;
+	int aia_fd;			/* KVM's AIA device; -1: none */
 	int run_size;
 	uint64_t ram_base;		/* guest physical, from the board */
 	struct guest_mem mem;
 	size_t ram_map_size;
 	struct vcpu vcpus[CONFIG_MAX_CPUS];
 	struct cpu_caps caps;
-	/* Held for reading to use a vCPU fd from outside its thread. */
+	/*
+	 * Held for reading to use a vCPU fd or the VM fd from outside the
+	 * vCPU threads (interrupts); for writing while they change.
+	 */
 	pthread_rwlock_t vcpu_lock;
 
 	struct mmio_bus bus;
@@ -90,6 +94,21 @@ int kvm_ram_map(struct vm *vm);
 /* Signal fd on a 4-byte guest write to addr instead of an MMIO exit. */
 int kvm_ioeventfd(struct vm *vm, uint64_t addr, int fd);
 void kvm_ram_unmap(struct vm *vm);
+
+/* kvm_aia.c */
+struct aia_params;
+struct aia_state;
+struct irqchip_host;
+/* What the host's KVM offers (a scratch VM on cfg->dev); never fails. */
+void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h);
+/* Create and initialise KVM's AIA (after the vCPUs, before they run). */
+int kvm_aia_create(struct vm *vm, const struct aia_params *p,
+		   struct aia_state *st);
+void kvm_aia_destroy(struct vm *vm);
+/* Raise or lower wired interrupt source src (GSI src); any thread. */
+void kvm_irq_line(struct vm *vm, unsigned int src, int level);
+/* Signal GSI gsi (an edge) whenever fd is written. */
+int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi);
 
 /* kvm_cpu.c */
 int kvm_cpus_create(struct vm *vm);

@@ -305,6 +305,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c->name, "guest-1234");
 	assert_string_equal(c->dev, "/dev/kvm");
 	assert_int_equal(c->console, CONSOLE_SERIAL);
+	assert_int_equal(c->irqchip, IRQCHIP_AUTO);
 	assert_int_equal(c->loglevel, LOG_INFO);
 	assert_false(c->debug);
 	assert_false(c->nodefaults);
@@ -810,7 +811,7 @@ static const char *const long_opts[] = {
 	"--initrd FILE", "--params ARGS", "--network SPEC", "--debug",
 	"--loglevel LEVEL", "--dump-dtb FILE", "--disable-sbi-EXT",
 	"--disable-EXT", "--custom-mvendorid N", "--custom-marchid N",
-	"--custom-mimpid N",
+	"--custom-mimpid N", "--irqchip TYPE",
 };
 
 static const char *const short_opts[] = {
@@ -895,6 +896,36 @@ static void check_run_help(struct res *r)
 	assert_int_equal(count_option_lines(r->out),
 			 sizeof(long_opts) / sizeof(*long_opts));
 	assert_lines_fit(r->out);
+}
+
+static void test_irqchip(void **state)
+{
+	static const struct {
+		const char *arg;
+		enum irqchip_choice want;
+	} ok[] = {
+		{ "auto", IRQCHIP_AUTO },
+		{ "aia", IRQCHIP_AIA },
+		{ "plic", IRQCHIP_PLIC },
+	};
+	struct res *r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		r = parse("run", "--irqchip", ok[i].arg, "Image");
+		assert_int_equal(r->ret, CLI_RUN);
+		assert_int_equal(r->cfg.irqchip, ok[i].want);
+		res_free(r);
+	}
+	/* kvmtool: --disable-ssaia alone means the PLIC; with aia, a clash. */
+	r = parse("run", "--disable-ssaia", "Image");
+	assert_int_equal(r->ret, CLI_RUN);
+	assert_int_equal(r->cfg.irqchip, IRQCHIP_AUTO);
+	res_free(r);
+	expect_error(parse("run", "--irqchip=aia", "--disable-ssaia", "Image"),
+		     "--irqchip aia needs Ssaia, which --disable-ssaia hides");
+	expect_error(parse("run", "--irqchip", "gic", "Image"),
+		     "invalid --irqchip 'gic' (expected auto, aia or plic)");
 }
 
 static void test_run_help(void **state)
@@ -1059,6 +1090,7 @@ int main(void)
 		cmocka_unit_test(test_disable_ext),
 		cmocka_unit_test(test_disable_every_ext),
 		cmocka_unit_test(test_custom_ids),
+		cmocka_unit_test(test_irqchip),
 		cmocka_unit_test(test_run_help),
 		cmocka_unit_test(test_man_page),
 		cmocka_unit_test(test_usage),

@@ -13,6 +13,7 @@
 #include <libfdt.h>
 
 #include "devices/plic.h"
+#include "golden.h"
 #include "devices/uart8250.h"
 #include "lib/sizes.h"
 #include "vmm/fdt.h"
@@ -33,7 +34,6 @@ static const struct dev_res uart_res = {
 
 #define GOLDEN "tests/unit/golden/fdt-basic.dts"
 #define NR_HARTS 2
-#define DTC_CMD "dtc -W no-interrupt_provider -I dtb -O dts %s"
 
 static const uint8_t seed[8] = {
 	0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef
@@ -174,127 +174,12 @@ static uint32_t u32_prop(const struct fixture *fx, const char *path,
 	return fdt32_ld(val);
 }
 
-/* --- golden file ------------------------------------------------------- */
-
-static char *read_all(FILE *f, size_t *len)
-{
-	size_t cap = 4096, n = 0, got;
-	char *buf = malloc(cap + 1);
-
-	assert_non_null(buf);
-	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap + 1);
-			assert_non_null(buf);
-		}
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-static void golden_path(char *path, size_t size)
-{
-	const char *dir = getenv("RVKVM_SRCDIR");
-
-	if (!dir || !*dir)
-		dir = ".";
-	assert_true((size_t)snprintf(path, size, "%s/%s", dir, GOLDEN) < size);
-}
-
-/*
- * Decompiles the blob at 'dtb' with dtc; returns the dts text.  dtc's
- * interrupt_provider check wants #address-cells in every interrupt
- * controller, but the riscv,cpu-intc binding forbids it (Linux's dtbs
- * build does not enable that check either).
- */
-static char *decompile(const char *dtb, size_t *len)
-{
-	char cmd[128], *dts;
-	FILE *f;
-
-	assert_true((size_t)snprintf(cmd, sizeof(cmd), DTC_CMD, dtb) <
-		    sizeof(cmd));
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	dts = read_all(f, len);
-	if (pclose(f) != 0)
-		fail_msg("'%s' failed (is device-tree-compiler installed?)",
-			 cmd);
-	return dts;
-}
-
-static void report_mismatch(const char *want, const char *got,
-			    const char *golden, const char *dtb)
-{
-	size_t i = 0, bol = 0;
-	unsigned int line = 1;
-
-	for (; want[i] && want[i] == got[i]; i++) {
-		if (want[i] == '\n') {
-			line++;
-			bol = i + 1;
-		}
-	}
-	print_error("fdt: %s differs from the built tree at line %u:\n"
-		    "  golden: %.*s\n  built:  %.*s\n"
-		    "hint: dtc -I dtb -O dts %s | diff -u %s -\n"
-		    "(RVKVM_UPDATE_GOLDEN=1 rewrites the golden file: review "
-		    "it, it is the contract)\n",
-		    golden, line, (int)strcspn(want + bol, "\n"), want + bol,
-		    (int)strcspn(got + bol, "\n"), got + bol, dtb, golden);
-}
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-}
-
 static void test_golden(void **state)
 {
 	struct fixture *fx = *state;
-	char dtb[] = "/tmp/rvkvm-fdt-XXXXXX";
-	char golden[4096], *want, *got;
-	size_t want_len, got_len;
-	bool same;
-	FILE *f;
-	int fd;
 
-	golden_path(golden, sizeof(golden));
 	build_ok(fx);
-	fd = mkstemp(dtb);
-	assert_true(fd >= 0);
-	close(fd);
-	write_file(dtb, fx->buf, fdt_totalsize(fx->buf));
-	got = decompile(dtb, &got_len);
-	if (getenv("RVKVM_UPDATE_GOLDEN"))
-		write_file(golden, got, got_len);
-	f = fopen(golden, "r");
-	if (!f) {
-		unlink(dtb);
-		free(got);
-		fail_msg("cannot open %s (run from the repo root or set "
-			 "RVKVM_SRCDIR)",
-			 golden);
-	}
-	want = read_all(f, &want_len);
-	fclose(f);
-	same = want_len == got_len && !memcmp(want, got, got_len);
-	if (same)
-		unlink(dtb);
-	else
-		report_mismatch(want, got, golden, dtb);
-	free(want);
-	free(got);
-	if (!same)
-		fail_msg("device tree differs from %s (blob kept at %s)",
-			 golden, dtb);
+	golden_check(fx->buf, GOLDEN);
 }
 
 /* --- properties -------------------------------------------------------- */

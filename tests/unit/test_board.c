@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The virt board: the device tree it builds with the PLIC and with KVM's
+ * AIA (golden files), and where its interrupt lines go.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <libfdt.h>
+
+#include "golden.h"
+#include "lib/log.h"
+#include "vmm/board.h"
+#include "vmm/layout.h"
+
+struct fixture {
+	struct vm_config cfg;
+	struct vm vm;
+	struct board board;
+	struct irq_line harts[2];
+	int hart_level[2];
+	unsigned int line_src[8];	/* AIA: KVM_IRQ_LINE calls */
+	int line_level[8];
+	unsigned int nr_lines;
+	uint8_t buf[FDT_MAX_SIZE] __attribute__((aligned(8))); /* libfdt */
+};
+
+static void hart_set(void *opaque, int level)
+{
+	*(int *)opaque = level;
+}
+
+static void aia_line(void *opaque, unsigned int src, int level)
+{
+	struct fixture *fx = opaque;
+
+	assert_true(fx->nr_lines < 8);
+	fx->line_src[fx->nr_lines] = src;
+	fx->line_level[fx->nr_lines++] = level;
+}
+
+static struct fixture *fixture_new(enum irqchip_kind kind)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct board_irqchip chip = {
+		.kind = kind, .harts = fx->harts, .line = aia_line,
+		.opaque = fx,
+	};
+
+	assert_non_null(fx);
+	fx->cfg = (struct vm_config){ .nr_cpus = 2, .ram_size = SZ_256M,
+				      .rng = true };
+	strcpy(fx->cfg.cmdline, "console=ttyS0");
+	for (int i = 0; i < 2; i++)
+		fx->harts[i] = (struct irq_line){ hart_set,
+						  &fx->hart_level[i] };
+	assert_int_equal(vm_init(&fx->vm, &fx->cfg, board_ram_base()), 0);
+	assert_int_equal(board_up(&fx->board, &fx->vm, &chip, NULL), 0);
+	assert_int_equal(board_rng_up(&fx->board), 0);
+	if (kind == IRQCHIP_KIND_AIA)
+		/* What KVM's configuration would have reported. */
+		fx->board.aia = (struct aia_state){
+			.p = fx->board.aia_params, .mode = 2, .nr_ids = 255,
+			.nr_sources = LAYOUT_AIA_NR_IRQS, .hart_bits = 1,
+		};
+	return fx;
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	board_down(&fx->board);
+	close(fx->vm.stop_fd);
+	free(fx);
+}
+
+static void build(struct fixture *fx)
+{
+	struct fdt_params p = {
+		.cfg = &fx->cfg, .timebase_freq = 10000000,
+		.mmu_type = "riscv,sv48",
+	};
+
+	isa_ext_set(p.isa_ext, isa_ext_lookup("ssaia"));
+	assert_int_equal(board_fdt(&fx->board, &p, fx->buf, sizeof(fx->buf)),
+			 0);
+}
+
+static void test_plic_tree(void **state)
+{
+	struct fixture *fx = fixture_new(IRQCHIP_KIND_PLIC);
+
+	(void)state;
+	build(fx);
+	golden_check(fx->buf, "tests/unit/golden/board-plic.dts");
+	fixture_free(fx);
+}
+
+static void test_aia_tree(void **state)
+{
+	struct fixture *fx = fixture_new(IRQCHIP_KIND_AIA);
+
+	(void)state;
+	build(fx);
+	golden_check(fx->buf, "tests/unit/golden/board-aia.dts");
+	/* The node the guest's APLIC driver looks for sends MSIs. */
+	assert_true(fdt_node_offset_by_compatible(fx->buf, -1, "riscv,plic0") <
+		    0);
+	fixture_free(fx);
+}
+
+/* The PLIC: device lines into the emulated PLIC, out to the harts. */
+static void test_plic_lines(void **state)
+{
+	struct fixture *fx = fixture_new(IRQCHIP_KIND_PLIC);
+	uint32_t v = 1;
+
+	(void)state;
+	/* Enable source 1 (slot 0) for hart 0, priority 1. */
+	plic_mmio_ops.write(&fx->board.plic, 4, &v, 4);
+	v = 2;
+	plic_mmio_ops.write(&fx->board.plic, PLIC_ENABLE_BASE, &v, 4);
+	irq_line_set(&fx->board.virtio[0].line, 1);
+	assert_int_equal(fx->hart_level[0], 1);
+	assert_int_equal(fx->hart_level[1], 0);
+	irq_line_set(&fx->board.virtio[0].line, 0);
+	assert_int_equal(fx->hart_level[0], 0);
+	assert_int_equal(fx->nr_lines, 0);
+	fixture_free(fx);
+}
+
+/* The AIA: the UART's level through KVM_IRQ_LINE, virtio edges to irqfds. */
+static void test_aia_lines(void **state)
+{
+	struct fixture *fx = fixture_new(IRQCHIP_KIND_AIA);
+	const struct board_slot *slot = &fx->board.virtio[0];
+	uint64_t count = 0;
+
+	(void)state;
+	irq_line_set(&fx->board.uart_irq, 1);
+	irq_line_set(&fx->board.uart_irq, 0);
+	assert_int_equal(fx->nr_lines, 2);
+	assert_int_equal(fx->line_src[0], LAYOUT_UART_IRQ);
+	assert_int_equal(fx->line_level[0], 1);
+	assert_int_equal(fx->line_level[1], 0);
+	assert_true(slot->irq_fd >= 0);
+	irq_line_set(&slot->line, 1);
+	irq_line_set(&slot->line, 0);	/* no edge: nothing to signal */
+	irq_line_set(&slot->line, 1);
+	assert_int_equal(read(slot->irq_fd, &count, sizeof(count)),
+			 sizeof(count));
+	assert_int_equal(count, 2);
+	assert_int_equal(fx->hart_level[0], 0);
+	fixture_free(fx);
+}
+
+static void test_slots_run_out(void **state)
+{
+	struct fixture *fx = fixture_new(IRQCHIP_KIND_PLIC);
+
+	(void)state;
+	/* rng took slot 0; fill the rest as a device module would. */
+	for (unsigned int i = 1; i < BOARD_VIRTIO_SLOTS; i++) {
+		struct board_slot *s = board_virtio_slot(&fx->board, "test");
+
+		assert_non_null(s);
+		assert_int_equal(s->res.base, LAYOUT_VIRTIO_MMIO_BASE +
+						      i * LAYOUT_VIRTIO_MMIO_SIZE);
+		assert_int_equal(s->res.irq, LAYOUT_VIRTIO_MMIO_FIRST_IRQ + i);
+		assert_int_equal(board_virtio_add(s, &fx->board.rng.vm), 0);
+	}
+	assert_null(board_virtio_slot(&fx->board, "test"));
+	fx->board.nr_virtio = 1;	/* only the rng is real */
+	fixture_free(fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plic_tree),
+		cmocka_unit_test(test_aia_tree),
+		cmocka_unit_test(test_plic_lines),
+		cmocka_unit_test(test_aia_lines),
+		cmocka_unit_test(test_slots_run_out),
+	};
+
+	log_level = getenv("RVKVM_TEST_DEBUG") ? LOG_DEBUG : -1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

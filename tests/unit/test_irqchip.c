@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The irqchip choice and the AIA configuration sequence, on a fake KVM. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "vmm/irqchip.h"
+#include "vmm/isa.h"
+
+static enum irqchip_kind pick(enum irqchip_choice choice, bool host_aia,
+			      bool hide_ssaia, int *ret, const char **why)
+{
+	struct vm_config cfg = { .irqchip = choice };
+	const struct irqchip_host host = { .aia = host_aia };
+	enum irqchip_kind kind = IRQCHIP_KIND_PLIC;
+
+	if (hide_ssaia)
+		isa_ext_set(cfg.disable_isa, isa_ext_lookup("ssaia"));
+	*why = NULL;
+	*ret = irqchip_select(&cfg, &host, &kind, why);
+	return kind;
+}
+
+static void test_select(void **state)
+{
+	const char *why;
+	int ret;
+
+	(void)state;
+	assert_int_equal(pick(IRQCHIP_AUTO, true, false, &ret, &why),
+			 IRQCHIP_KIND_AIA);
+	assert_int_equal(ret, 0);
+	assert_int_equal(pick(IRQCHIP_AUTO, false, false, &ret, &why),
+			 IRQCHIP_KIND_PLIC);
+	assert_int_equal(ret, 0);
+	/* kvmtool: --disable-ssaia means the PLIC. */
+	assert_int_equal(pick(IRQCHIP_AUTO, true, true, &ret, &why),
+			 IRQCHIP_KIND_PLIC);
+	assert_int_equal(pick(IRQCHIP_PLIC, true, false, &ret, &why),
+			 IRQCHIP_KIND_PLIC);
+	assert_int_equal(pick(IRQCHIP_AIA, true, false, &ret, &why),
+			 IRQCHIP_KIND_AIA);
+	assert_int_equal(ret, 0);
+	pick(IRQCHIP_AIA, false, false, &ret, &why);
+	assert_int_equal(ret, -ENODEV);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "--irqchip aia"));
+	assert_non_null(strstr(why, "no in-kernel AIA"));
+	assert_string_equal(irqchip_name(IRQCHIP_KIND_AIA), "aia");
+	assert_string_equal(irqchip_name(IRQCHIP_KIND_PLIC), "plic");
+}
+
+static void test_hart_bits(void **state)
+{
+	static const unsigned int want[][2] = {
+		{ 1, 0 }, { 2, 1 }, { 3, 2 }, { 4, 2 }, { 5, 3 }, { 8, 3 },
+		{ 9, 4 }, { 32, 5 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(aia_hart_bits(want[i][0]), want[i][1]);
+}
+
+/* A fake AIA device: records every call, fails call number fail_at. */
+struct call {
+	char op;		/* 'g' or 's' */
+	uint32_t group;
+	uint64_t attr, val;
+};
+
+struct fake_aia {
+	struct call calls[64];
+	unsigned int n;
+	int fail_at;		/* -1: never */
+	uint64_t mode, ids;
+};
+
+static int fake_get(void *opaque, uint32_t group, uint64_t attr,
+		    uint64_t *v)
+{
+	struct fake_aia *f = opaque;
+
+	assert_true(f->n < 64);
+	f->calls[f->n] = (struct call){ 'g', group, attr, 0 };
+	if ((int)f->n++ == f->fail_at)
+		return -EIO;
+	*v = group == 0 && attr == 0 ? f->mode : f->ids;
+	return 0;
+}
+
+static int fake_set(void *opaque, uint32_t group, uint64_t attr, uint64_t v)
+{
+	struct fake_aia *f = opaque;
+
+	assert_true(f->n < 64);
+	f->calls[f->n] = (struct call){ 's', group, attr, v };
+	return (int)f->n++ == f->fail_at ? -EIO : 0;
+}
+
+static const struct aia_attr_ops fake_ops = { fake_get, fake_set };
+
+static const struct aia_params params3 = {
+	.nr_harts = 3, .aplic_base = 0x0d000000, .imsic_base = 0x28000000,
+	.nr_sources = 64, .aplic_phandle = 1, .imsic_phandle = 64,
+	.cpu_intc_phandle = 2,
+};
+
+static void assert_call(const struct call *c, char op, uint32_t group,
+			uint64_t attr, uint64_t val)
+{
+	assert_int_equal(c->op, op);
+	assert_int_equal(c->group, group);
+	assert_int_equal(c->attr, attr);
+	if (op == 's')
+		assert_int_equal(c->val, val);
+}
+
+static void test_configure_sequence(void **state)
+{
+	struct fake_aia f = { .fail_at = -1, .mode = 2, .ids = 255 };
+	struct aia_state st;
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(aia_configure(&fake_ops, &f, &params3, &st, &why), 0);
+	assert_int_equal(f.n, 9);
+	assert_call(&f.calls[0], 'g', 0, 0, 0);		/* mode */
+	assert_call(&f.calls[1], 'g', 0, 1, 0);		/* ids */
+	assert_call(&f.calls[2], 's', 0, 2, 64);	/* sources */
+	assert_call(&f.calls[3], 's', 0, 5, 2);		/* hart bits */
+	assert_call(&f.calls[4], 's', 1, 0, 0x0d000000);	/* APLIC */
+	assert_call(&f.calls[5], 's', 1, 1, 0x28000000);	/* IMSIC 0 */
+	assert_call(&f.calls[6], 's', 1, 2, 0x28001000);
+	assert_call(&f.calls[7], 's', 1, 3, 0x28002000);
+	assert_call(&f.calls[8], 's', 2, 0, 0);		/* INIT, last */
+	assert_int_equal(st.mode, 2);
+	assert_int_equal(st.nr_ids, 255);
+	assert_int_equal(st.nr_sources, 64);
+	assert_int_equal(st.hart_bits, 2);
+}
+
+/* Fewer ids than wanted sources: sources are capped at the ids. */
+static void test_configure_caps_sources(void **state)
+{
+	struct fake_aia f = { .fail_at = -1, .ids = 63 };
+	struct aia_params p = params3;
+	struct aia_state st;
+	const char *why;
+
+	(void)state;
+	p.nr_sources = 1023;
+	assert_int_equal(aia_configure(&fake_ops, &f, &p, &st, &why), 0);
+	assert_int_equal(st.nr_sources, 63);
+	assert_call(&f.calls[2], 's', 0, 2, 63);
+}
+
+/* Every step's failure stops the sequence before INIT and names it. */
+static void test_configure_failures(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 9; k++) {
+		struct fake_aia f = { .fail_at = k, .ids = 255 };
+		struct aia_state st;
+		const char *why = NULL;
+
+		assert_int_equal(aia_configure(&fake_ops, &f, &params3, &st,
+					       &why),
+				 -EIO);
+		assert_int_equal(f.n, k + 1);
+		assert_non_null(why);
+		assert_true(strlen(why) > 0);
+	}
+}
+
+static void test_configure_bad_input(void **state)
+{
+	struct fake_aia f = { .fail_at = -1, .ids = 5000 };
+	struct aia_params p = params3;
+	struct aia_state st;
+	const char *why;
+
+	(void)state;
+	/* KVM reporting an impossible id count is not trusted. */
+	assert_int_equal(aia_configure(&fake_ops, &f, &p, &st, &why),
+			 -ERANGE);
+	assert_non_null(strstr(why, "ids"));
+	f = (struct fake_aia){ .fail_at = -1, .ids = 255 };
+	p.nr_harts = 0;
+	assert_int_equal(aia_configure(&fake_ops, &f, &p, &st, &why),
+			 -EINVAL);
+	assert_int_equal(f.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_hart_bits),
+		cmocka_unit_test(test_configure_sequence),
+		cmocka_unit_test(test_configure_caps_sources),
+		cmocka_unit_test(test_configure_failures),
+		cmocka_unit_test(test_configure_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
