@@ -293,6 +293,8 @@ int virtq_pop_n(struct virtqueue *vq, struct virtq_chain *chains,
 	unsigned int k;
 	int ret;
 
+	if (vq->broken)
+		return -EIO;
 	if (n > vq->num)
 		n = vq->num;
 	for (k = 0; k < n; k++) {

@@ -1068,6 +1068,7 @@ static void test_pop_n_broken(void **state)
 	assert_int_equal(virtq_pop_n(&f->vq, cs, 4), -EIO);
 	assert_true(f->vq.broken);
 	assert_int_equal(virtq_pop_n(&f->vq, cs, 4), -EIO);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, 0), -EIO);
 	assert_int_equal(virtq_unpop(&f->vq, 1), -EIO);
 	assert_int_equal(virtq_fill(&f->vq, 0, 0, 0), -EIO);
 	assert_int_equal(virtq_flush(&f->vq, 0), -EIO);
