@@ -287,10 +287,11 @@ static int blk_request(void *opaque, const struct virtq_chain *chain,
 		       uint32_t *len)
 {
 	struct virtio_blk *blk = opaque;
+	struct virtio_blk_result res;
 
-	*len = virtio_blk_handle(&blk->disk, chain, blk->bounce,
-				 blk->writethrough)
-		       .used_len;
+	res = virtio_blk_handle(&blk->disk, chain, blk->bounce,
+				blk->writethrough);
+	*len = res.used_len;
 	return 0;
 }
 

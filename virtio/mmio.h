@@ -138,8 +138,11 @@ bool virtio_mmio_queue_live(const struct virtio_mmio *vm, unsigned int q);
 
 /*
  * Handle one popped chain: 0 with *len = the bytes written into it (the
- * used length), or -errno to give the chain back unchanged, to be popped
- * again at the next notification (e.g. the backend is busy).
+ * used length), or -errno to give the chain back unchanged (e.g. the
+ * backend is busy).  A device that gives chains back must process the
+ * queue again itself when it can (backend ready): the driver need not
+ * notify again for buffers it already made available (with EVENT_IDX it
+ * does not, unless the ring had been seen empty).
  */
 typedef int virtio_chain_fn(void *opaque, const struct virtq_chain *chain,
 			    uint32_t *len);
