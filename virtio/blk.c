@@ -283,24 +283,32 @@ struct virtio_blk_result virtio_blk_handle(const struct virtio_blk_disk *disk,
 
 /* --- the device ---------------------------------------------------------- */
 
+static int blk_request(void *opaque, const struct virtq_chain *chain,
+		       uint32_t *len)
+{
+	struct virtio_blk *blk = opaque;
+	struct virtio_blk_result res;
+
+	res = virtio_blk_handle(&blk->disk, chain, blk->bounce,
+				blk->writethrough);
+	*len = res.used_len;
+	return 0;
+}
+
 static void blk_notify(void *opaque, unsigned int q)
 {
 	struct virtio_blk *blk = opaque;
-	struct virtqueue *vq = virtio_mmio_queue(&blk->vm, q);
-	bool writethrough =
-		!(blk->vm.features & VIRTIO_BIT(VIRTIO_BLK_F_FLUSH));
-	struct virtio_blk_result res;
-	bool pushed = false;
 
-	while (virtq_pop(vq, &blk->chain) > 0) {
-		res = virtio_blk_handle(&blk->disk, &blk->chain, blk->bounce,
-					writethrough);
-		if (virtq_push(vq, blk->chain.head, res.used_len))
-			break;
-		pushed = true;
-	}
-	if (pushed)
-		virtio_mmio_signal_used(&blk->vm, q);
+	virtio_mmio_process(&blk->vm, q, &blk->chain, blk_request, blk);
+}
+
+/* Without FLUSH the guest expects every write to be stable at once. */
+static int blk_features_ok(void *opaque, uint64_t features)
+{
+	struct virtio_blk *blk = opaque;
+
+	blk->writethrough = !(features & VIRTIO_BIT(VIRTIO_BLK_F_FLUSH));
+	return 0;
 }
 
 static void blk_config_read(void *opaque, uint32_t offset, void *data,
@@ -359,6 +367,7 @@ static void blk_config_init(struct virtio_blk *blk)
 
 static const struct virtio_dev_ops blk_dev_ops = {
 	.notify = blk_notify,
+	.features_ok = blk_features_ok,
 	.config_read = blk_config_read,
 };
 

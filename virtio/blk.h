@@ -165,6 +165,7 @@ struct virtio_blk {
 	struct virtio_blk_disk disk;
 	uint8_t config[VIRTIO_BLK_CONFIG_SIZE]; /* little-endian, fixed */
 	uint8_t *bounce; /* VIRTIO_BLK_BOUNCE_SIZE, used under vm.lock */
+	bool writethrough; /* FLUSH not negotiated; set at FEATURES_OK */
 	struct virtq_chain chain; /* scratch, used under vm.lock */
 };
 

@@ -6,20 +6,6 @@
 #include "virtio/console.h"
 #include "lib/log.h"
 
-/*
- * Lock held.  May the device use its queues (§3.1.1: not before
- * DRIVER_OK; not once it needs a reset or the driver gave up)?  The
- * transport keeps this private; notify() only runs when it holds, but
- * virtio_console_receive() comes from outside and must check it itself.
- */
-static bool vcon_live_locked(const struct virtio_console *con)
-{
-	uint32_t s = con->vm.status;
-
-	return (s & VIRTIO_STATUS_DRIVER_OK) &&
-	       !(s & (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED));
-}
-
 static void vcon_output(struct virtio_console *con, const uint8_t *buf,
 			size_t len)
 {
@@ -27,39 +13,28 @@ static void vcon_output(struct virtio_console *con, const uint8_t *buf,
 		con->out.write(con->out.opaque, buf, len);
 }
 
-/* Copy the current chain's readable bytes to the output, piece by piece. */
-static void vcon_tx_chain(struct virtio_console *con)
+/* Copy a transmit chain's readable bytes to the output, piece by piece. */
+static int vcon_tx_chain(void *opaque, const struct virtq_chain *chain,
+			 uint32_t *len)
 {
+	struct virtio_console *con = opaque;
 	struct virtq_reader r;
 	size_t n;
 
-	virtq_reader_init(&r, &con->chain);
+	virtq_reader_init(&r, chain);
 	while ((n = virtq_reader_read(&r, con->bounce, sizeof(con->bounce))))
 		vcon_output(con, con->bounce, n);
-}
-
-static void vcon_tx(struct virtio_console *con, struct virtqueue *vq)
-{
-	bool pushed = false;
-	int ret;
-
-	while ((ret = virtq_pop(vq, &con->chain)) > 0) {
-		vcon_tx_chain(con);
-		if (virtq_push(vq, con->chain.head, 0))
-			break;
-		pushed = true;
-	}
-	if (pushed || ret < 0)
-		virtio_mmio_signal_used(&con->vm, VIRTIO_CONSOLE_TX_QUEUE);
+	*len = 0;
+	return 0;
 }
 
 static void vcon_notify(void *opaque, unsigned int q)
 {
 	struct virtio_console *con = opaque;
-	struct virtqueue *vq = virtio_mmio_queue(&con->vm, q);
 
 	if (q == VIRTIO_CONSOLE_TX_QUEUE)
-		vcon_tx(con, vq);
+		virtio_mmio_process(&con->vm, q, &con->chain, vcon_tx_chain,
+				    con);
 	else if (con->rx_wake)
 		con->rx_wake(con->rx_wake_opaque);
 }
@@ -100,7 +75,7 @@ size_t virtio_console_receive(struct virtio_console *con, const void *buf,
 	if (!len)
 		return 0;
 	virtio_mmio_lock(&con->vm);
-	if (vcon_live_locked(con))
+	if (virtio_mmio_queue_live(&con->vm, VIRTIO_CONSOLE_RX_QUEUE))
 		done = vcon_rx_locked(con, buf, len);
 	virtio_mmio_unlock(&con->vm);
 	return done;

@@ -77,22 +77,24 @@ static bool vmmio_live(const struct virtio_mmio *vm)
 		 (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED));
 }
 
+bool virtio_mmio_queue_live(const struct virtio_mmio *vm, unsigned int q)
+{
+	return q < vm->dev.num_queues && vm->queues[q].ready && vmmio_live(vm);
+}
+
 static void vmmio_kick_locked(struct virtio_mmio *vm, uint32_t q)
 {
 	if (q >= vm->dev.num_queues) {
 		pr_guest_once("virtio-mmio: notify of queue %u", q);
 		return;
 	}
-	if (!vm->queues[q].ready)
-		return;
-	if (!(vm->status & VIRTIO_STATUS_DRIVER_OK)) {
+	if (virtio_mmio_queue_live(vm, q)) {
+		vm->dev.ops->notify(vm->dev.opaque, q);
+		vmmio_check_broken_locked(vm);
+	} else if (vm->queues[q].ready &&
+		   !(vm->status & VIRTIO_STATUS_DRIVER_OK)) {
 		vm->kick_pending |= 1u << q;
-		return;
 	}
-	if (!vmmio_live(vm))
-		return;
-	vm->dev.ops->notify(vm->dev.opaque, q);
-	vmmio_check_broken_locked(vm);
 }
 
 void virtio_mmio_kick(struct virtio_mmio *vm, unsigned int q)
@@ -122,20 +124,51 @@ void virtio_mmio_signal_used(struct virtio_mmio *vm, unsigned int q)
 	if (q >= vm->dev.num_queues)
 		return;
 	vmmio_check_broken_locked(vm);
-	if (!vmmio_live(vm) || !virtq_need_notify(&vm->queues[q]))
+	if (!virtio_mmio_queue_live(vm, q) ||
+	    !virtq_need_notify(&vm->queues[q]))
 		return;
 	vm->isr |= VIRTIO_MMIO_INT_VRING;
 	vmmio_update_irq_locked(vm);
 }
 
+int virtio_mmio_process(struct virtio_mmio *vm, unsigned int q,
+			struct virtq_chain *chain, virtio_chain_fn *fn,
+			void *opaque)
+{
+	struct virtqueue *vq = virtio_mmio_queue(vm, q);
+	int pushed = 0, ret;
+	uint32_t len;
+
+	if (!virtio_mmio_queue_live(vm, q))
+		return 0;
+	while ((ret = virtq_pop(vq, chain)) > 0) {
+		len = 0;
+		ret = fn(opaque, chain, &len);
+		if (ret < 0) {
+			virtq_unpop(vq, 1);
+			break;
+		}
+		ret = virtq_push(vq, chain->head, len);
+		if (ret < 0)
+			break;
+		pushed++;
+	}
+	if (pushed || ret < 0)
+		virtio_mmio_signal_used(vm, q);
+	return ret < 0 ? ret : pushed;
+}
+
 /* --- status ---------------------------------------------------------- */
 
+/* §3.1.1 step 5: may FEATURES_OK be set?  Asks the device last. */
 static bool vmmio_features_ok(const struct virtio_mmio *vm)
 {
 	uint64_t f = vm->driver_features;
 
-	return !(f & ~vmmio_offered(vm)) &&
-	       (f & VIRTIO_BIT(VIRTIO_F_VERSION_1));
+	if ((f & ~vmmio_offered(vm)) || !(f & VIRTIO_BIT(VIRTIO_F_VERSION_1)))
+		return false;
+	return !vm->dev.ops->features_ok ||
+	       !vm->dev.ops->features_ok(vm->dev.opaque, f);
 }
 
 static void vmmio_accept_features_locked(struct virtio_mmio *vm)

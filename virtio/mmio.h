@@ -4,8 +4,9 @@
  *
  * Offers VIRTIO_F_VERSION_1 (always), VIRTIO_F_INDIRECT_DESC and
  * VIRTIO_F_EVENT_IDX on top of the device's own features; FEATURES_OK
- * sticks only when the driver's features are a subset of these and include
- * VERSION_1.  Registers below 0x100 take aligned 4-byte accesses only; the
+ * sticks only when the driver's features are a subset of these, include
+ * VERSION_1 and the device's features_ok() (if any) accepts them: devices
+ * learn the negotiated features there, never from the transport's fields.  Registers below 0x100 take aligned 4-byte accesses only; the
  * device configuration space at 0x100 takes 1, 2 and 4-byte accesses inside
  * config_size.  Anything else is logged once and ignored (reads give 0).
  *
@@ -25,7 +26,8 @@
  * Locking: one mutex per transport.  Taken by the mmio_ops callbacks
  * (vCPU threads), virtio_mmio_kick() and virtio_mmio_lock().  Held while
  * the device's ops run and while irq.set() is called (whose callee must not
- * call back into this transport).  virtio_mmio_queue() and
+ * call back into this transport).  virtio_mmio_queue(),
+ * virtio_mmio_queue_live(), virtio_mmio_process() and
  * virtio_mmio_signal_used() must be called with it held: from a device op,
  * or between virtio_mmio_lock() and virtio_mmio_unlock().
  */
@@ -127,6 +129,35 @@ void virtio_mmio_unlock(struct virtio_mmio *vm);
 
 /* Lock held.  Queue q of the device, q < num_queues. */
 struct virtqueue *virtio_mmio_queue(struct virtio_mmio *vm, unsigned int q);
+
+/*
+ * Lock held.  May the device use queue q now: DRIVER_OK set, neither
+ * DEVICE_NEEDS_RESET nor FAILED (§3.1.1), q exists and is ready.  notify()
+ * runs only when this holds; work arriving from elsewhere (received
+ * packets or input on an I/O thread) checks it.
+ */
+bool virtio_mmio_queue_live(const struct virtio_mmio *vm, unsigned int q);
+
+/*
+ * Handle one popped chain: 0 with *len = the bytes written into it (the
+ * used length), or -errno to give the chain back unchanged (e.g. the
+ * backend is busy).  A device that gives chains back must process the
+ * queue again itself when it can (backend ready): the driver need not
+ * notify again for buffers it already made available (with EVENT_IDX it
+ * does not, unless the ring had been seen empty).
+ */
+typedef int virtio_chain_fn(void *opaque, const struct virtq_chain *chain,
+			    uint32_t *len);
+
+/*
+ * Lock held.  The request loop of a live queue q: pop each available
+ * chain into *chain, hand it to fn, push it with fn's length, then signal
+ * once.  Stops at fn's first error (that chain is unpopped).  Returns the
+ * number of chains pushed, fn's error, or -EIO for a broken queue.
+ */
+int virtio_mmio_process(struct virtio_mmio *vm, unsigned int q,
+			struct virtq_chain *chain, virtio_chain_fn *fn,
+			void *opaque);
 
 /*
  * Lock held.  After pushing used buffers on queue q: if the driver wants

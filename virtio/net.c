@@ -8,101 +8,57 @@
 #include "virtio/net.h"
 #include "lib/log.h"
 
-/*
- * --- virtqueue operations the core does not have yet ----------------------
- *
- * Receiving needs to give popped chains back (not enough buffers for a
- * frame: try later) and to publish the used entries of one frame with a
- * single used->idx store (a driver that sees the first buffer of a merged
- * frame before the others drops it).  These touch the queue's device state
- * the way virtqueue.c does and belong there (virtq_unpop, virtq_fill,
- * virtq_flush).
- */
-
-/* Give back the last n chains popped (not pushed) since the last call. */
-static void net_vq_unpop(struct virtqueue *vq, unsigned int n)
-{
-	vq->last_avail_idx -= n;
-}
-
-/* Write used element used_idx + k without publishing it. */
-static void net_vq_fill(struct virtqueue *vq, unsigned int k, uint16_t head,
-			uint32_t len)
-{
-	uint16_t i = vq->used_idx + k;
-	uint8_t *elem =
-		vq->used + 4 + VIRTQ_USED_ELEM_SIZE * (i & (vq->num - 1));
-
-	mmio_data_put(elem, 4, head);
-	mmio_data_put(elem + 4, 4, len);
-}
-
-/* Publish n filled used elements: one release store of used->idx. */
-static void net_vq_flush(struct virtqueue *vq, unsigned int n)
-{
-	vq->used_idx += n;
-	__atomic_store_n((uint16_t *)(vq->used + 2), htole16(vq->used_idx),
-			 __ATOMIC_RELEASE);
-}
-
 /* --- common --------------------------------------------------------------- */
-
-static bool net_live(const struct virtio_net *net)
-{
-	uint32_t s = net->vm.status;
-
-	return (s & VIRTIO_STATUS_DRIVER_OK) &&
-	       !(s & (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED));
-}
 
 static bool net_has(const struct virtio_net *net, unsigned int bit)
 {
-	return net->vm.features & VIRTIO_BIT(bit);
+	return net->features & VIRTIO_BIT(bit);
 }
 
-/* Once per negotiation, before the first packet moves: tell the backend. */
-static void net_sync_offloads(struct virtio_net *net)
+/* FEATURES_OK: keep the features and tell the backend, before any packet. */
+static int net_features_ok(void *opaque, uint64_t features)
 {
-	uint64_t f = net->vm.features;
+	struct virtio_net *net = opaque;
 	int ret;
 
-	if (net->offloads_synced)
-		return;
-	net->offloads_synced = true;
+	net->features = features;
 	if (!net->be.ops->set_offloads)
-		return;
-	ret = net->be.ops->set_offloads(net->be.opaque, f);
+		return 0;
+	ret = net->be.ops->set_offloads(net->be.opaque, features);
 	if (ret < 0) {
 		pr_once(LOG_WARN,
 			"virtio-net: setting offloads %#llx failed (%d)",
-			(unsigned long long)f, ret);
-		return;
+			(unsigned long long)features, ret);
+		return 0;
 	}
-	net->offloads_applied = f & VIRTIO_NET_GUEST_OFFLOADS;
+	net->offloads_applied = features & VIRTIO_NET_GUEST_OFFLOADS;
+	return 0;
 }
 
 /* --- transmit ------------------------------------------------------------- */
 
-/* Hand the packet in net->chain to the backend, or drop it. */
-static void net_tx_chain(struct virtio_net *net)
+/* Hand the packet in chain to the backend, or drop it; used len 0. */
+static int net_tx_chain(void *opaque, const struct virtq_chain *c,
+			uint32_t *used)
 {
-	const struct virtq_chain *c = &net->chain;
+	struct virtio_net *net = opaque;
 	struct virtq_reader r;
 	size_t len;
 	int ret;
 
+	*used = 0;
 	if (c->writable_len)
 		pr_guest_once("virtio-net: tx chain with writable buffers");
 	if (c->readable_len < VIRTIO_NET_HDR_SIZE) {
 		pr_guest_once("virtio-net: tx packet without a header");
 		net->stats.tx_dropped++;
-		return;
+		return 0;
 	}
 	if (c->readable_len > VIRTIO_NET_FRAME_MAX) {
 		pr_guest_once("virtio-net: tx packet of %llu bytes",
 			      (unsigned long long)c->readable_len);
 		net->stats.tx_dropped++;
-		return;
+		return 0;
 	}
 	virtq_reader_init(&r, c);
 	len = virtq_reader_read(&r, net->tx_buf, c->readable_len);
@@ -112,25 +68,11 @@ static void net_tx_chain(struct virtio_net *net)
 			pr_once(LOG_WARN, "virtio-net: backend tx failed (%d)",
 				ret);
 		net->stats.tx_dropped++;
-		return;
+		return 0;
 	}
 	net->stats.tx_packets++;
 	net->stats.tx_bytes += len - VIRTIO_NET_HDR_SIZE;
-}
-
-static void net_tx(struct virtio_net *net)
-{
-	struct virtqueue *vq = virtio_mmio_queue(&net->vm, VIRTIO_NET_TXQ);
-	bool pushed = false;
-
-	while (virtq_pop(vq, &net->chain) > 0) {
-		net_tx_chain(net);
-		if (virtq_push(vq, net->chain.head, 0))
-			break;
-		pushed = true;
-	}
-	if (pushed)
-		virtio_mmio_signal_used(&net->vm, VIRTIO_NET_TXQ);
+	return 0;
 }
 
 /* --- receive -------------------------------------------------------------- */
@@ -181,8 +123,8 @@ bad:
 
 /*
  * How many chains a frame of len bytes needs: pop until their writable
- * parts hold it (one chain without MRG_RXBUF), then give them all back.
- * The count (> 0), -EAGAIN, -EMSGSIZE or -EIO.
+ * parts hold it (one chain without MRG_RXBUF, at most num with it), then
+ * give them all back.  The count (> 0), -EAGAIN, -EMSGSIZE or -EIO.
  */
 static int net_rx_count(struct virtio_net *net, struct virtqueue *vq,
 			size_t len, bool mrg)
@@ -191,7 +133,7 @@ static int net_rx_count(struct virtio_net *net, struct virtqueue *vq,
 	unsigned int n = 0;
 	int ret = 0;
 
-	while (room < len) {
+	while (room < len && n < vq->num) {
 		ret = virtq_pop(vq, &net->chain);
 		if (ret <= 0)
 			break;
@@ -200,9 +142,8 @@ static int net_rx_count(struct virtio_net *net, struct virtqueue *vq,
 		if (!mrg)
 			break;
 	}
-	if (ret < 0)
+	if (ret < 0 || virtq_unpop(vq, n))
 		return -EIO;
-	net_vq_unpop(vq, n);
 	if (room >= len)
 		return n;
 	if ((!mrg && n) || n >= vq->num) {
@@ -226,20 +167,23 @@ static int net_rx_write(struct virtio_net *net, struct virtqueue *vq,
 	size_t hdone = 0, pdone = 0;
 	struct virtq_writer w;
 	unsigned int k;
+	int ret = 0;
 
 	for (k = 0; k < n; k++) {
-		if (virtq_pop(vq, &net->chain) <= 0)
+		ret = virtq_pop(vq, &net->chain);
+		if (ret <= 0)
 			break;
 		virtq_writer_init(&w, &net->chain);
 		hdone += virtq_writer_write(&w, hdr + hdone,
 					    VIRTIO_NET_HDR_SIZE - hdone);
 		pdone += virtq_writer_write(&w, pkt + pdone, pkt_len - pdone);
-		net_vq_fill(vq, k, net->chain.head, virtq_writer_written(&w));
+		ret = virtq_fill(vq, net->chain.head, virtq_writer_written(&w),
+				 k);
+		if (ret < 0)
+			break;
 	}
-	if (vq->broken)
+	if (ret < 0 || virtq_flush(vq, k))
 		return -EIO;
-	if (k)
-		net_vq_flush(vq, k);
 	if (k < n || pdone < pkt_len) {
 		pr_guest_once("virtio-net: rx ring changed under the device");
 		return -EIO;
@@ -255,7 +199,6 @@ static int net_rx(struct virtio_net *net, const uint8_t *buf, size_t len)
 	uint8_t hdr[VIRTIO_NET_HDR_SIZE];
 	int ret;
 
-	net_sync_offloads(net);
 	memcpy(hdr, buf, sizeof(hdr));
 	ret = net_rx_hdr(net, hdr);
 	if (ret)
@@ -274,10 +217,9 @@ static int net_rx(struct virtio_net *net, const uint8_t *buf, size_t len)
 int virtio_net_receive_locked(struct virtio_net *net, const void *buf,
 			      size_t len)
 {
-	struct virtqueue *vq = virtio_mmio_queue(&net->vm, VIRTIO_NET_RXQ);
 	int ret;
 
-	if (!net_live(net) || !vq->ready) {
+	if (!virtio_mmio_queue_live(&net->vm, VIRTIO_NET_RXQ)) {
 		ret = -ENETDOWN;
 	} else if (len < VIRTIO_NET_HDR_SIZE || len > VIRTIO_NET_FRAME_MAX) {
 		pr_once(LOG_WARN, "virtio-net: rx frame of %zu bytes dropped",
@@ -311,9 +253,9 @@ static void net_notify(void *opaque, unsigned int q)
 {
 	struct virtio_net *net = opaque;
 
-	net_sync_offloads(net);
 	if (q == VIRTIO_NET_TXQ)
-		net_tx(net);
+		virtio_mmio_process(&net->vm, q, &net->chain, net_tx_chain,
+				    net);
 	else if (net->be.ops->rx_ready)
 		net->be.ops->rx_ready(net->be.opaque);
 }
@@ -326,7 +268,7 @@ static void net_reset(void *opaque)
 	    net->be.ops->set_offloads(net->be.opaque, 0) < 0)
 		pr_once(LOG_WARN, "virtio-net: clearing offloads failed");
 	net->offloads_applied = 0;
-	net->offloads_synced = false;
+	net->features = 0;
 }
 
 static void net_config_read(void *opaque, uint32_t offset, void *data,
@@ -340,6 +282,7 @@ static void net_config_read(void *opaque, uint32_t offset, void *data,
 static const struct virtio_dev_ops net_dev_ops = {
 	.notify = net_notify,
 	.reset = net_reset,
+	.features_ok = net_features_ok,
 	.config_read = net_config_read,
 };
 

@@ -34,11 +34,10 @@
  *    backend rx_ready(), so a backend that got -EAGAIN can retry.
  *
  * Negotiated features reach the backend through set_offloads(opaque,
- * features), called with the full negotiated feature set before the first
- * packet moves in either direction after DRIVER_OK (the transport has no
- * FEATURES_OK/DRIVER_OK hook, so the device applies them on its first
- * notify or receive), and with 0 on a device reset if it was called with
- * GUEST_* offload bits before.  A backend starts with all offloads off.
+ * features), called with the full negotiated feature set when the driver
+ * sets FEATURES_OK (so before any packet moves), and with 0 on a device
+ * reset if it was called with GUEST_* offload bits before.  A backend
+ * starts with all offloads off.
  *
  * The transport is embedded: register virtio_mmio_ops with opaque &net->vm
  * at net->vm.res.base / net->vm.res.size.
@@ -159,7 +158,7 @@ struct virtio_net {
 	struct virtio_mmio vm;
 	struct virtio_net_backend be;
 	uint8_t config[VIRTIO_NET_CONFIG_SIZE]; /* little-endian, fixed */
-	bool offloads_synced; /* set_offloads() ran since the last reset */
+	uint64_t features; /* negotiated, kept at FEATURES_OK */
 	uint64_t offloads_applied; /* GUEST_* bits given to set_offloads() */
 	struct virtio_net_stats stats;
 	uint8_t *tx_buf; /* VIRTIO_NET_FRAME_MAX, used under vm.lock */

@@ -9,14 +9,15 @@
 #define RNG_BOUNCE 256
 
 /* Fill the chain's writable buffers; returns the bytes written. */
-static uint32_t rng_fill_chain(struct virtio_rng *rng)
+static uint32_t rng_fill_chain(struct virtio_rng *rng,
+			       const struct virtq_chain *chain)
 {
 	uint8_t buf[RNG_BOUNCE];
 	struct virtq_writer w;
 	uint64_t want;
 	ssize_t got;
 
-	virtq_writer_init(&w, &rng->chain);
+	virtq_writer_init(&w, chain);
 	if (!virtq_writer_remaining(&w))
 		pr_guest_once("virtio-rng: request without writable buffer");
 	while ((want = virtq_writer_remaining(&w)) > 0 &&
@@ -38,19 +39,18 @@ static uint32_t rng_fill_chain(struct virtio_rng *rng)
 	return virtq_writer_written(&w);
 }
 
+static int rng_request(void *opaque, const struct virtq_chain *chain,
+		       uint32_t *len)
+{
+	*len = rng_fill_chain(opaque, chain);
+	return 0;
+}
+
 static void rng_notify(void *opaque, unsigned int q)
 {
 	struct virtio_rng *rng = opaque;
-	struct virtqueue *vq = virtio_mmio_queue(&rng->vm, q);
-	bool pushed = false;
 
-	while (virtq_pop(vq, &rng->chain) > 0) {
-		if (virtq_push(vq, rng->chain.head, rng_fill_chain(rng)))
-			break;
-		pushed = true;
-	}
-	if (pushed)
-		virtio_mmio_signal_used(&rng->vm, q);
+	virtio_mmio_process(&rng->vm, q, &rng->chain, rng_request, rng);
 }
 
 ssize_t virtio_rng_getrandom(void *opaque, void *buf, size_t len)

@@ -34,12 +34,20 @@
 struct virtio_dev_ops {
 	/*
 	 * The driver notified queue q (q < num_queues, the queue is ready
-	 * and DRIVER_OK is set).  Pop chains with virtq_pop() on
+	 * and DRIVER_OK is set).  Process the queue with
+	 * virtio_mmio_process(), or pop chains with virtq_pop() on
 	 * virtio_mmio_queue(), push them and call virtio_mmio_signal_used().
 	 */
 	void (*notify)(void *opaque, unsigned int q);
 	/* Device reset (status 0 or system reset): drop in-flight work. */
 	void (*reset)(void *opaque);
+	/*
+	 * The driver sets FEATURES_OK with these features (already checked
+	 * to be a subset of the offered ones, with VERSION_1): keep what the
+	 * device needs of them.  0 accepts; non-zero refuses, and FEATURES_OK
+	 * then stays clear (§3.1.1 step 6).  May be NULL (accept).
+	 */
+	int (*features_ok)(void *opaque, uint64_t features);
 	/*
 	 * Device configuration space; offset + len <= config_size and len is
 	 * 1, 2 or 4.  Data is little-endian.  Either may be NULL: reads then

@@ -98,6 +98,8 @@ int virtq_activate(struct virtqueue *vq)
 	vq->last_avail_idx = 0;
 	vq->used_idx = 0;
 	vq->signalled_used = 0;
+	vq->filled = 0;
+	vq->unpoppable = 0;
 	vq->broken = false;
 	vq->ready = true;
 	return 0;
@@ -280,27 +282,91 @@ int virtq_pop(struct virtqueue *vq, struct virtq_chain *chain)
 	vq->last_avail_idx++;
 	if (virtq_walk(vq, head, chain))
 		return -EIO;
+	if (vq->unpoppable < vq->num)
+		vq->unpoppable++;
 	return 1;
 }
 
-int virtq_push(struct virtqueue *vq, uint16_t head, uint32_t len)
+int virtq_pop_n(struct virtqueue *vq, struct virtq_chain *chains,
+		unsigned int n)
 {
+	unsigned int k;
+	int ret;
+
+	if (vq->broken)
+		return -EIO;
+	if (n > vq->num)
+		n = vq->num;
+	for (k = 0; k < n; k++) {
+		ret = virtq_pop(vq, &chains[k]);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			break;
+	}
+	return k;
+}
+
+static bool virtq_usable(const struct virtqueue *vq)
+{
+	return vq->ready && !vq->broken;
+}
+
+int virtq_unpop(struct virtqueue *vq, unsigned int n)
+{
+	if (!virtq_usable(vq))
+		return -EIO;
+	if (n > vq->unpoppable)
+		return -EINVAL;
+	vq->last_avail_idx -= n;
+	vq->unpoppable -= n;
+	return 0;
+}
+
+int virtq_fill(struct virtqueue *vq, uint16_t head, uint32_t len,
+	       unsigned int off)
+{
+	uint16_t i = vq->used_idx + off;
 	uint8_t *elem;
 	uint32_t v;
 
-	if (!vq->ready || vq->broken)
+	if (!virtq_usable(vq))
 		return -EIO;
-	if (head >= vq->num)
+	if (head >= vq->num || off > vq->filled || off >= vq->num)
 		return -EINVAL;
-	elem = vq->used + 4 +
-	       VIRTQ_USED_ELEM_SIZE * (vq->used_idx & (vq->num - 1));
+	elem = vq->used + 4 + VIRTQ_USED_ELEM_SIZE * (i & (vq->num - 1));
 	v = htole32(head);
 	memcpy(elem, &v, 4);
 	v = htole32(len);
 	memcpy(elem + 4, &v, 4);
-	vq->used_idx++;
+	if (off == vq->filled)
+		vq->filled++;
+	vq->unpoppable = 0;
+	return 0;
+}
+
+int virtq_flush(struct virtqueue *vq, unsigned int n)
+{
+	if (!virtq_usable(vq))
+		return -EIO;
+	if (n > vq->filled)
+		return -EINVAL;
+	if (!n)
+		return 0;
+	vq->filled -= n;
+	vq->used_idx += n;
 	virtq_store16(vq->used + 2, vq->used_idx, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int virtq_push(struct virtqueue *vq, uint16_t head, uint32_t len)
+{
+	int ret;
+
+	if (virtq_usable(vq) && vq->filled)
+		return -EBUSY;
+	ret = virtq_fill(vq, head, len, 0);
+	return ret ?: virtq_flush(vq, 1);
 }
 
 /*

@@ -22,6 +22,15 @@
  * Devices with queues longer than VIRTQ_CHAIN_MAX_SEGS must advertise a
  * per-request segment limit below it (e.g. virtio-blk seg_max).
  *
+ * Returning chains: virtq_push() publishes one used element; virtq_fill()
+ * writes elements without publishing them and virtq_flush() publishes a
+ * batch with one used->idx store (a merged receive frame becomes visible
+ * at once); virtq_unpop() gives back chains popped but not yet returned.
+ * The queue counts filled elements and unreturned pops, so a device can
+ * neither publish an element it did not fill nor give back more than it
+ * holds (-EINVAL, the queue stays usable: that is a host bug, not the
+ * guest's).  Devices never write ring memory themselves.
+ *
  * Not thread safe: the owner (the transport's lock) serialises all calls.
  */
 #ifndef RVKVM_VIRTQUEUE_H
@@ -75,8 +84,10 @@ struct virtqueue {
 	bool ready;
 	bool broken;
 	uint16_t last_avail_idx; /* next avail entry to pop */
-	uint16_t used_idx; /* next used entry to fill */
+	uint16_t used_idx; /* next used entry to publish */
 	uint16_t signalled_used; /* used_idx at the last notify check */
+	uint16_t filled; /* entries written at used_idx + 0.. not published */
+	uint16_t unpoppable; /* chains popped since the last fill (<= num) */
 	uint8_t *desc, *avail, *used;
 };
 
@@ -143,14 +154,52 @@ int virtq_activate(struct virtqueue *vq);
 int virtq_pop(struct virtqueue *vq, struct virtq_chain *chain);
 
 /*
- * Return a chain: used element (head, len = bytes written), then the used
- * index (release).  -EIO if not ready or broken, -EINVAL for head >= num.
+ * Take up to n (at most num) chains into chains[0..]: the count taken
+ * (0 when empty or not ready), or -EIO when the queue is (or became)
+ * broken, in which case the chains taken are void too.
+ */
+int virtq_pop_n(struct virtqueue *vq, struct virtq_chain *chains,
+		unsigned int n);
+
+/*
+ * Give back the last n chains popped, to be popped (and walked and checked)
+ * again later, e.g. a receive frame that does not fit yet.  Only chains
+ * popped since the last virtq_fill()/virtq_push() can be given back, since
+ * the queue cannot tell which of the earlier ones are already used.
+ * -EIO if not ready or broken, -EINVAL (nothing done) for more than that.
+ * avail_event is left alone: a device that waits for more buffers before
+ * popping again relies on a virtq_pop() that returned 0, which asked the
+ * driver for a notification at the next entry.
+ */
+int virtq_unpop(struct virtqueue *vq, unsigned int n);
+
+/*
+ * Write used element used_idx + off = (head, len = bytes written) without
+ * publishing it.  Elements are filled without holes: off may be at most
+ * the number already filled (off < that rewrites an element), and < num.
+ * -EIO if not ready or broken, -EINVAL (nothing written) for a bad head
+ * or off.
+ */
+int virtq_fill(struct virtqueue *vq, uint16_t head, uint32_t len,
+	       unsigned int off);
+
+/*
+ * Publish the first n filled elements with one release store of the used
+ * index; later filled ones move to off 0...  -EIO if not ready or broken,
+ * -EINVAL (nothing published) for n larger than the number filled.
+ */
+int virtq_flush(struct virtqueue *vq, unsigned int n);
+
+/*
+ * Return one chain: virtq_fill() at off 0, then virtq_flush() of 1.
+ * -EIO if not ready or broken, -EINVAL for head >= num, -EBUSY while
+ * filled elements wait for a flush.
  */
 int virtq_push(struct virtqueue *vq, uint16_t head, uint32_t len);
 
 /*
- * After one or more pushes: does the driver want a used-buffer
- * notification for the entries pushed since the last call?  EVENT_IDX:
+ * After one or more pushes or flushes: does the driver want a used-buffer
+ * notification for the entries published since the last call?  EVENT_IDX:
  * used_event (§2.7.10), otherwise VIRTQ_AVAIL_F_NO_INTERRUPT.
  */
 bool virtq_need_notify(struct virtqueue *vq);

@@ -11,14 +11,20 @@
  *   cfg[9..10] starting ring index (u16, for wrap-around)
  *   cfg[11]    unused
  * The RAM image (64 KiB of fake guest RAM, heap-allocated so ASan sees
- * any access outside it) holds the rings and buffers.  Ops:
+ * any access outside it) holds the rings and buffers.  Ops (byte % 12):
  *   0 pop             1 read [u16 len]     2 write [u16 len]
  *   3 push the chain  4 push [u16 head] [u16 len]
  *   5 need_notify     6 guest poke [u16 off] [u8 len] [bytes]
  *   7 reset, configure from cfg again and activate
+ *   8 fill [u16 head: 0xffff = the chain's] [u16 len] [u8 off]
+ *   9 flush [u8 n]    10 unpop [u8 n]      11 pop_n [u8 n % 5]
  * Every segment must lie inside the RAM; copies never exceed what was
- * asked or what the chain holds; a broken queue stays broken.
+ * asked or what the chain holds; a broken queue stays broken.  A model
+ * of the filled elements and of the chains that may be given back
+ * predicts which fill/flush/unpop/push calls succeed; a flush publishes
+ * exactly n elements.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,12 +37,16 @@
 #include "tests/fuzz/fuzz_virtio_util.h"
 
 #define SCRATCH 4096
+#define POP_N_MAX 4
 
 struct fuzz_ctx {
 	struct guest_mem mem;
 	struct virtqueue vq;
 	struct virtq_chain chain;
+	struct virtq_chain chains[POP_N_MAX];
 	bool have_chain;
+	unsigned int filled; /* model: elements filled, not flushed */
+	unsigned int unpoppable; /* model: pops since the last fill/push */
 	struct virtq_reader r;
 	struct virtq_writer w;
 	uint16_t start;
@@ -45,9 +55,9 @@ struct fuzz_ctx {
 	uint8_t scratch[SCRATCH];
 };
 
-static void fuzz_check_chain(const struct fuzz_ctx *c)
+static void fuzz_check_chain(const struct fuzz_ctx *c,
+			     const struct virtq_chain *ch)
 {
-	const struct virtq_chain *ch = &c->chain;
 	const uint8_t *ram = c->mem.host;
 	uint64_t rd = 0, wr = 0;
 
@@ -93,11 +103,35 @@ static void fuzz_config(struct fuzz_ctx *c, const uint8_t *cfg)
 
 static void fuzz_activate(struct fuzz_ctx *c)
 {
+	c->filled = 0;
+	c->unpoppable = 0;
 	if (virtq_activate(&c->vq))
 		return;
 	c->vq.last_avail_idx = c->start;
 	c->vq.used_idx = c->start;
 	c->vq.signalled_used = c->start;
+}
+
+static bool fuzz_usable(const struct fuzz_ctx *c)
+{
+	return c->vq.ready && !c->vq.broken;
+}
+
+static void fuzz_popped(struct fuzz_ctx *c, unsigned int n)
+{
+	c->unpoppable += n;
+	if (c->unpoppable > c->vq.num)
+		c->unpoppable = c->vq.num;
+}
+
+static void fuzz_take(struct fuzz_ctx *c, const struct virtq_chain *ch)
+{
+	fuzz_check_chain(c, ch);
+	if (ch != &c->chain)
+		memcpy(&c->chain, ch, sizeof(*ch));
+	c->have_chain = true;
+	virtq_reader_init(&c->r, &c->chain);
+	virtq_writer_init(&c->w, &c->chain);
 }
 
 static void fuzz_pop(struct fuzz_ctx *c)
@@ -108,14 +142,33 @@ static void fuzz_pop(struct fuzz_ctx *c)
 	CHECK(ret == -EIO || ret == 0 || ret == 1);
 	if (was_broken)
 		CHECK(ret < 0);
-	c->have_chain = ret == 1;
+	c->have_chain = false;
 	if (ret < 0)
 		CHECK(c->vq.broken);
-	if (!c->have_chain)
+	if (ret != 1)
 		return;
-	fuzz_check_chain(c);
-	virtq_reader_init(&c->r, &c->chain);
-	virtq_writer_init(&c->w, &c->chain);
+	fuzz_popped(c, 1);
+	fuzz_take(c, &c->chain);
+}
+
+static void fuzz_pop_n(struct fuzz_ctx *c)
+{
+	unsigned int n = fuzz_u8(&c->in) % (POP_N_MAX + 1);
+	bool was_broken = c->vq.broken;
+	int ret = virtq_pop_n(&c->vq, c->chains, n);
+
+	CHECK(ret == -EIO || (ret >= 0 && (unsigned int)ret <= n));
+	if (was_broken || ret < 0)
+		CHECK(ret < 0 && c->vq.broken);
+	if (ret >= 0)
+		CHECK((unsigned int)ret <= c->vq.num);
+	c->have_chain = false;
+	if (ret <= 0)
+		return;
+	fuzz_popped(c, ret);
+	for (int i = 0; i < ret; i++)
+		fuzz_check_chain(c, &c->chains[i]);
+	fuzz_take(c, &c->chains[ret - 1]);
 }
 
 static void fuzz_read(struct fuzz_ctx *c)
@@ -155,20 +208,83 @@ static void fuzz_push(struct fuzz_ctx *c, uint16_t head, uint32_t len)
 	uint16_t used = c->vq.used_idx;
 	int ret = virtq_push(&c->vq, head, len);
 
-	if (!c->vq.ready || c->vq.broken) {
-		CHECK(ret < 0);
+	if (!fuzz_usable(c)) {
+		CHECK(ret == -EIO);
+	} else if (c->filled) {
+		CHECK(ret == -EBUSY);
 	} else if (head >= c->vq.num) {
-		CHECK(ret < 0);
+		CHECK(ret == -EINVAL);
 	} else {
 		CHECK(ret == 0 && c->vq.used_idx == (uint16_t)(used + 1));
+		c->unpoppable = 0;
 	}
+	if (ret)
+		CHECK(c->vq.used_idx == used);
+}
+
+static void fuzz_fill(struct fuzz_ctx *c)
+{
+	uint16_t head = fuzz_u16(&c->in), len = fuzz_u16(&c->in);
+	unsigned int off = fuzz_u8(&c->in);
+	uint16_t used = c->vq.used_idx;
+	bool ok;
+	int ret;
+
+	if (head == 0xffff && c->have_chain)
+		head = c->chain.head;
+	ok = fuzz_usable(c) && head < c->vq.num && off <= c->filled &&
+	     off < c->vq.num;
+	ret = virtq_fill(&c->vq, head, len, off);
+	CHECK(ok ? ret == 0 : ret < 0);
+	CHECK(c->vq.used_idx == used);
+	if (!ok)
+		return;
+	if (off == c->filled)
+		c->filled++;
+	c->unpoppable = 0;
+}
+
+static void fuzz_flush(struct fuzz_ctx *c)
+{
+	unsigned int n = fuzz_u8(&c->in);
+	uint16_t used = c->vq.used_idx;
+	bool ok = fuzz_usable(c) && n <= c->filled;
+	int ret = virtq_flush(&c->vq, n);
+
+	CHECK(ok ? ret == 0 : ret < 0);
+	if (!ok) {
+		CHECK(c->vq.used_idx == used);
+		return;
+	}
+	c->filled -= n;
+	CHECK(c->vq.used_idx == (uint16_t)(used + n));
+	if (n)
+		CHECK(le16toh(*(uint16_t *)(c->vq.used + 2)) == c->vq.used_idx);
+}
+
+static void fuzz_unpop(struct fuzz_ctx *c)
+{
+	unsigned int n = fuzz_u8(&c->in) % 8;
+	uint16_t last = c->vq.last_avail_idx;
+	bool ok = fuzz_usable(c) && n <= c->unpoppable;
+	int ret = virtq_unpop(&c->vq, n);
+
+	CHECK(ok ? ret == 0 : ret < 0);
+	if (!ok) {
+		CHECK(c->vq.last_avail_idx == last);
+		return;
+	}
+	CHECK(c->vq.last_avail_idx == (uint16_t)(last - n));
+	c->unpoppable -= n;
+	if (n)
+		c->have_chain = false;
 }
 
 static void fuzz_op(struct fuzz_ctx *c)
 {
 	uint16_t head;
 
-	switch (fuzz_u8(&c->in) % 8) {
+	switch (fuzz_u8(&c->in) % 12) {
 	case 0:
 		fuzz_pop(c);
 		break;
@@ -194,14 +310,30 @@ static void fuzz_op(struct fuzz_ctx *c)
 	case 6:
 		fuzz_poke(&c->mem, &c->in);
 		break;
-	default:
+	case 7:
 		virtq_reset(&c->vq);
 		CHECK(!c->vq.ready && !c->vq.broken);
 		fuzz_config(c, c->cfg);
 		c->have_chain = false;
 		fuzz_activate(c);
 		break;
+	case 8:
+		fuzz_fill(c);
+		break;
+	case 9:
+		fuzz_flush(c);
+		break;
+	case 10:
+		fuzz_unpop(c);
+		break;
+	default:
+		fuzz_pop_n(c);
+		break;
 	}
+	/* (a broken queue's counts are void: pop_n may break mid-way) */
+	if (fuzz_usable(c))
+		CHECK(c->vq.filled == c->filled && c->filled <= c->vq.num &&
+		      c->vq.unpoppable == c->unpoppable);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

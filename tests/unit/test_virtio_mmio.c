@@ -37,6 +37,11 @@ struct fake {
 		struct virtio_rng rng;
 	};
 	struct virtio_mmio *t; /* the transport under test */
+	unsigned int busy_at; /* chain number (1-based) fake_chain refuses */
+	unsigned int chains_seen;
+	unsigned int features_ok_calls;
+	uint64_t features_seen;
+	int features_ok_ret;
 	uint8_t next_byte; /* the fake entropy source's counter */
 	enum { SRC_OK, SRC_FAIL, SRC_ZERO, SRC_TOO_MUCH } source_mode;
 };
@@ -54,22 +59,38 @@ static int fake_level(const struct fake *f)
 	return f->nr_edges ? f->edges[f->nr_edges - 1] : 0;
 }
 
-/* Fill every writable byte with 0x5a and return the chain. */
+/* Fill every writable byte with 0x5a; refuse chain number busy_at. */
+static int fake_chain(void *opaque, const struct virtq_chain *chain,
+		      uint32_t *len)
+{
+	static const uint8_t fill[64] = { [0 ... 63] = 0x5a };
+	struct fake *f = opaque;
+	struct virtq_writer w;
+
+	if (++f->chains_seen == f->busy_at)
+		return -EBUSY;
+	virtq_writer_init(&w, chain);
+	while (virtq_writer_write(&w, fill, sizeof(fill)))
+		;
+	*len = virtq_writer_written(&w);
+	return 0;
+}
+
 static void fake_notify(void *opaque, unsigned int q)
 {
 	struct fake *f = opaque;
-	struct virtqueue *vq = virtio_mmio_queue(&f->vm, q);
-	static const uint8_t fill[64] = { [0 ... 63] = 0x5a };
-	struct virtq_writer w;
 
 	f->notifies[q]++;
-	while (virtq_pop(vq, &f->chain) > 0) {
-		virtq_writer_init(&w, &f->chain);
-		while (virtq_writer_write(&w, fill, sizeof(fill)))
-			;
-		virtq_push(vq, f->chain.head, virtq_writer_written(&w));
-	}
-	virtio_mmio_signal_used(&f->vm, q);
+	virtio_mmio_process(&f->vm, q, &f->chain, fake_chain, f);
+}
+
+static int fake_features_ok(void *opaque, uint64_t features)
+{
+	struct fake *f = opaque;
+
+	f->features_ok_calls++;
+	f->features_seen = features;
+	return f->features_ok_ret;
 }
 
 static void fake_reset(void *opaque)
@@ -101,6 +122,7 @@ static void fake_config_write(void *opaque, uint32_t off, const void *data,
 static const struct virtio_dev_ops fake_ops = {
 	.notify = fake_notify,
 	.reset = fake_reset,
+	.features_ok = fake_features_ok,
 	.config_read = fake_config_read,
 	.config_write = fake_config_write,
 };
@@ -596,6 +618,127 @@ static void test_broken_queue_needs_reset(void **state)
 	assert_int_equal(vqm_used_idx(&f->m), 1);
 }
 
+/* --- the device interface: features_ok, liveness, the request loop ------- */
+
+static void test_features_ok_hook(void **state)
+{
+	struct fake *f = *state;
+	const uint64_t want = V1 | EVIDX | VIRTIO_BIT(FAKE_FEATURE);
+
+	/* the transport refuses first: the device is not asked */
+	assert_int_equal(driver_negotiate(f, V1 | VIRTIO_BIT(0)), ACK | DRV);
+	assert_int_equal(driver_negotiate(f, EVIDX), ACK | DRV);
+	assert_int_equal(f->features_ok_calls, 0);
+	/* the device refuses: FEATURES_OK stays clear, nothing accepted */
+	f->features_ok_ret = -EINVAL;
+	assert_int_equal(driver_negotiate(f, want), ACK | DRV);
+	assert_int_equal(f->features_ok_calls, 1);
+	assert_int_equal(f->features_seen, want);
+	assert_int_equal(f->vm.features, 0);
+	assert_false(f->vm.queues[0].event_idx);
+	driver_queue(f, 0, NUM, f->m.desc, f->m.avail, f->m.used);
+	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 0);
+	/* accepted after a reset: asked once, not again while set */
+	f->features_ok_ret = 0;
+	assert_int_equal(driver_negotiate(f, want), ACK | DRV | FOK);
+	assert_int_equal(f->features_ok_calls, 2);
+	assert_int_equal(f->vm.features, want);
+	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK);
+	assert_int_equal(f->features_ok_calls, 2);
+	/* FEATURES_OK out of order (before DRIVER): not asked */
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	wr(f, VIRTIO_MMIO_STATUS, ACK | FOK);
+	assert_int_equal(f->features_ok_calls, 2);
+}
+
+static void test_queue_live(void **state)
+{
+	struct fake *f = *state;
+
+	assert_false(virtio_mmio_queue_live(f->t, 0));
+	assert_int_equal(driver_negotiate(f, V1), ACK | DRV | FOK);
+	driver_queue(f, 0, NUM, f->m.desc, f->m.avail, f->m.used);
+	assert_false(virtio_mmio_queue_live(f->t, 0)); /* no DRIVER_OK */
+	assert_int_equal(vqm_mmio_driver_ok(f->t), ACK | DRV | FOK | DOK);
+	assert_true(virtio_mmio_queue_live(f->t, 0));
+	assert_false(virtio_mmio_queue_live(f->t, 1)); /* not ready */
+	assert_false(virtio_mmio_queue_live(f->t, 2)); /* no such queue */
+	assert_false(virtio_mmio_queue_live(f->t, 0xffffffff));
+	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK | DOK | VIRTIO_STATUS_FAILED);
+	assert_false(virtio_mmio_queue_live(f->t, 0));
+	/* a broken queue: NEEDS_RESET */
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	vqm_set_avail_idx(&f->m, 0);
+	driver_up(f, V1);
+	assert_true(virtio_mmio_queue_live(f->t, 0));
+	vqm_publish(&f->m, NUM);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_false(virtio_mmio_queue_live(f->t, 0));
+}
+
+/* A chain the handler refuses is given back and handled next time. */
+static void test_process_gives_back(void **state)
+{
+	struct fake *f = *state;
+	uint32_t id, len;
+
+	driver_up(f, V1);
+	for (unsigned int i = 0; i < 3; i++)
+		add_writable(f, 10 + i);
+	f->busy_at = 2;
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(vqm_used_idx(&f->m), 1);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, 0);
+	assert_int_equal(len, 10);
+	assert_int_equal(rd(f, VIRTIO_MMIO_INTERRUPT_STATUS), 1);
+	assert_int_equal(f->vm.queues[0].last_avail_idx, 1);
+	/* the next notification takes the refused chain first */
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(vqm_used_idx(&f->m), 3);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, 1);
+	assert_int_equal(len, 11);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, 2);
+	assert_int_equal(len, 12);
+	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), ACK | DRV | FOK | DOK);
+}
+
+static void test_process_returns(void **state)
+{
+	struct fake *f = *state;
+
+	/* not live: nothing popped */
+	assert_int_equal(virtio_mmio_process(f->t, 0, &f->chain, fake_chain, f),
+			 0);
+	assert_int_equal(driver_negotiate(f, V1), ACK | DRV | FOK);
+	driver_queue(f, 0, NUM, f->m.desc, f->m.avail, f->m.used);
+	add_writable(f, 4);
+	virtio_mmio_lock(f->t);
+	assert_int_equal(virtio_mmio_process(f->t, 0, &f->chain, fake_chain, f),
+			 0);
+	virtio_mmio_unlock(f->t);
+	assert_int_equal(f->chains_seen, 0);
+	assert_int_equal(vqm_mmio_driver_ok(f->t), ACK | DRV | FOK | DOK);
+	add_writable(f, 4);
+	virtio_mmio_lock(f->t);
+	assert_int_equal(virtio_mmio_process(f->t, 0, &f->chain, fake_chain, f),
+			 2);
+	assert_int_equal(virtio_mmio_process(f->t, 0, &f->chain, fake_chain, f),
+			 0);
+	f->busy_at = 3;
+	add_writable(f, 4);
+	assert_int_equal(virtio_mmio_process(f->t, 0, &f->chain, fake_chain, f),
+			 -EBUSY);
+	/* a broken queue: -EIO, and NEEDS_RESET */
+	vqm_publish(&f->m, NUM);
+	assert_int_equal(virtio_mmio_process(f->t, 0, &f->chain, fake_chain, f),
+			 -EIO);
+	virtio_mmio_unlock(f->t);
+	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS) & NEEDS_RESET, NEEDS_RESET);
+}
+
 /* --- config space and access checks -------------------------------------- */
 
 static void test_config_space(void **state)
@@ -878,6 +1021,10 @@ int main(void)
 		T(test_notify_before_driver_ok),
 		T(test_notify_bad_index),
 		T(test_broken_queue_needs_reset),
+		T(test_features_ok_hook),
+		T(test_queue_live),
+		T(test_process_gives_back),
+		T(test_process_returns),
 		T(test_config_space),
 		T(test_bad_register_access),
 		T(test_fdt),

@@ -314,12 +314,14 @@ static void test_offloads_not_offered(void **state)
 	/* a backend without offloads: the guest cannot have them */
 	assert_int_equal(driver_features(f, BASIC | F(CSUM)), ACK | DRV);
 	assert_int_equal(driver_features(f, BASIC | F(GUEST_TSO4)), ACK | DRV);
-	driver_up(f, BASIC | F(MRG_RXBUF));
-	assert_int_equal(f->offload_calls, 0);
+	assert_int_equal(f->offload_calls, 0); /* refused: never asked */
 	/* set_offloads still tells the backend the (offload-free) features */
-	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_int_equal(driver_features(f, BASIC | F(MRG_RXBUF)),
+			 ACK | DRV | FOK);
 	assert_int_equal(f->offload_calls, 1);
 	assert_int_equal(f->offloads, BASIC | F(MRG_RXBUF));
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_int_equal(f->offload_calls, 1);
 	/* nothing to undo on reset */
 	wr(f, VIRTIO_MMIO_STATUS, 0);
 	assert_int_equal(f->offload_calls, 1);
@@ -338,12 +340,19 @@ static void test_offloads_negotiated(void **state)
 				 (1u << 12) | (1u << 13) | (1u << 15) |
 				 (1u << 16) | (1u << 28) | (1u << 29));
 	assert_int_equal(driver_features(f, want | F(GUEST_UFO)), ACK | DRV);
-	driver_up(f, want);
-	/* applied lazily, before the first packet: here an rx kick */
 	assert_int_equal(f->offload_calls, 0);
-	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, RXQ);
+	/* applied at FEATURES_OK, before any packet */
+	assert_int_equal(driver_features(f, want), ACK | DRV | FOK);
 	assert_int_equal(f->offload_calls, 1);
 	assert_int_equal(f->offloads, want);
+	/* FEATURES_OK written again (already set): not applied twice */
+	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK);
+	assert_int_equal(f->offload_calls, 1);
+	queue_up(f, RXQ, &f->rx);
+	queue_up(f, TXQ, &f->tx);
+	assert_int_equal(vqm_mmio_driver_ok(&f->net.vm), ACK | DRV | FOK | DOK);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, RXQ);
+	assert_int_equal(f->offload_calls, 1);
 	assert_int_equal(f->rx_ready_calls, 1);
 	/* once per negotiation */
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
@@ -353,10 +362,11 @@ static void test_offloads_negotiated(void **state)
 	wr(f, VIRTIO_MMIO_STATUS, 0);
 	assert_int_equal(f->offload_calls, 2);
 	assert_int_equal(f->offloads, 0);
-	/* renegotiated without: applied at the first receive */
+	/* renegotiated without */
 	memset(f->rx.mem.host, 0, 4096 * 2); /* fresh rings */
 	f->rx.avail_idx = f->rx.last_used = f->rx.next_desc = 0;
 	driver_up(f, BASIC | F(CSUM));
+	assert_int_equal(f->offload_calls, 3);
 	assert_int_equal(virtio_net_receive(&f->net, fr, 100), -EAGAIN);
 	assert_int_equal(f->offload_calls, 3);
 	assert_int_equal(f->offloads, BASIC | F(CSUM));

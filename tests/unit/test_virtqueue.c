@@ -803,6 +803,384 @@ static void test_no_avail_event_without_event_idx(void **state)
 	assert_int_equal(vqm_avail_event(&f->m), 0);
 }
 
+/* --- pop-n, unpop, fill and flush ---------------------------------------- */
+
+/* Add n one-buffer chains, each writable buffer of 'len' bytes. */
+static void add_chains(struct fix *f, unsigned int n, uint32_t len,
+		       uint16_t *heads)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct vqm_buf b = vqm_buf_new(&f->m, len, true, 0);
+		uint16_t h = vqm_add(&f->m, &b, 1);
+
+		if (heads)
+			heads[i] = h;
+	}
+}
+
+static void assert_used(struct fix *f, uint32_t want_id, uint32_t want_len)
+{
+	uint32_t id, len;
+
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, want_id);
+	assert_int_equal(len, want_len);
+}
+
+static void test_fill_flush_batch(void **state)
+{
+	struct fix *f = *state;
+	uint16_t heads[3], h[3];
+	uint32_t id, len;
+
+	activate(f);
+	add_chains(f, 3, 4, heads);
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+		h[i] = f->c.head;
+	}
+	/* filled out of order of completion, nothing visible yet */
+	assert_int_equal(virtq_fill(&f->vq, h[2], 30, 0), 0);
+	assert_int_equal(virtq_fill(&f->vq, h[0], 10, 1), 0);
+	assert_int_equal(virtq_fill(&f->vq, h[1], 20, 2), 0);
+	assert_int_equal(f->vq.filled, 3);
+	assert_int_equal(vqm_used_idx(&f->m), 0);
+	assert_false(vqm_get_used(&f->m, &id, &len));
+	/* an element may be rewritten before it is published */
+	assert_int_equal(virtq_fill(&f->vq, h[0], 11, 1), 0);
+	assert_int_equal(f->vq.filled, 3);
+	/* two now, with one store, the third later */
+	assert_int_equal(virtq_flush(&f->vq, 2), 0);
+	assert_int_equal(vqm_used_idx(&f->m), 2);
+	assert_int_equal(f->vq.used_idx, 2);
+	assert_int_equal(f->vq.filled, 1);
+	assert_used(f, heads[2], 30);
+	assert_used(f, heads[0], 11);
+	assert_false(vqm_get_used(&f->m, &id, &len));
+	/* the remaining element moved to off 0 */
+	assert_int_equal(virtq_fill(&f->vq, h[1], 21, 0), 0);
+	assert_int_equal(virtq_flush(&f->vq, 1), 0);
+	assert_used(f, heads[1], 21);
+	assert_int_equal(virtq_flush(&f->vq, 0), 0);
+	assert_int_equal(vqm_used_idx(&f->m), 3);
+	assert_false(f->vq.broken);
+}
+
+static void test_fill_flush_wraparound(void **state)
+{
+	struct fix *f = *state;
+	uint16_t heads[NUM];
+
+	activate(f);
+	vqm_start_at(&f->m, &f->vq, 65533);
+	add_chains(f, NUM, 1, heads);
+	assert_int_equal(virtq_pop_n(&f->vq, &f->c, 0), 0);
+	for (unsigned int i = 0; i < NUM; i++) {
+		assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+		assert_int_equal(virtq_fill(&f->vq, f->c.head, i, i), 0);
+	}
+	/* a whole ring's worth, across 65535 -> 0 and the ring's end */
+	assert_int_equal(virtq_fill(&f->vq, 0, 0, NUM), -EINVAL);
+	assert_int_equal(virtq_flush(&f->vq, NUM), 0);
+	assert_int_equal(vqm_used_idx(&f->m), (uint16_t)(65533 + NUM));
+	for (unsigned int i = 0; i < NUM; i++)
+		assert_used(f, heads[i], i);
+}
+
+static void test_fill_flush_hostile(void **state)
+{
+	struct fix *f = *state;
+
+	activate(f);
+	add_chains(f, 2, 4, NULL);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	/* nothing filled: nothing to flush */
+	assert_int_equal(virtq_flush(&f->vq, 1), -EINVAL);
+	assert_int_equal(virtq_flush(&f->vq, 0xffffffff), -EINVAL);
+	/* no holes, head and offset in range */
+	assert_int_equal(virtq_fill(&f->vq, f->c.head, 1, 1), -EINVAL);
+	assert_int_equal(virtq_fill(&f->vq, NUM, 1, 0), -EINVAL);
+	assert_int_equal(virtq_fill(&f->vq, f->c.head, 1, 0xffffffff), -EINVAL);
+	assert_int_equal(f->vq.filled, 0);
+	assert_int_equal(virtq_fill(&f->vq, f->c.head, 1, 0), 0);
+	/* more than filled: nothing published */
+	assert_int_equal(virtq_flush(&f->vq, 2), -EINVAL);
+	assert_int_equal(vqm_used_idx(&f->m), 0);
+	/* push would overwrite the filled element */
+	assert_int_equal(virtq_push(&f->vq, f->c.head, 1), -EBUSY);
+	assert_int_equal(virtq_flush(&f->vq, 1), 0);
+	assert_int_equal(vqm_used_idx(&f->m), 1);
+	assert_int_equal(virtq_flush(&f->vq, 1), -EINVAL);
+	assert_int_equal(vqm_used_idx(&f->m), 1);
+	/* push works again once everything is flushed */
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_push(&f->vq, f->c.head, 1), 0);
+	assert_int_equal(vqm_used_idx(&f->m), 2);
+	assert_false(f->vq.broken);
+}
+
+static void assert_same_chain(const struct virtq_chain *a,
+			      const struct virtq_chain *b)
+{
+	assert_int_equal(a->head, b->head);
+	assert_int_equal(a->nr_segs, b->nr_segs);
+	assert_int_equal(a->nr_readable, b->nr_readable);
+	assert_int_equal(a->readable_len, b->readable_len);
+	assert_int_equal(a->writable_len, b->writable_len);
+	assert_memory_equal(a->segs, b->segs, a->nr_segs * sizeof(a->segs[0]));
+}
+
+static void test_unpop_repop(void **state)
+{
+	struct fix *f = *state;
+	static struct virtq_chain first[2];
+	struct vqm_buf b[3] = {
+		vqm_buf_new(&f->m, 5, false, 1),
+		vqm_buf_new(&f->m, 6, true, 0),
+		vqm_buf_new(&f->m, 7, true, 0),
+	};
+
+	activate(f);
+	vqm_add(&f->m, b, 3);
+	vqm_add_indirect(&f->m, b + 1, 2);
+	assert_int_equal(virtq_pop_n(&f->vq, first, 2), 2);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 0);
+	assert_int_equal(virtq_unpop(&f->vq, 2), 0);
+	assert_int_equal(f->vq.last_avail_idx, 0);
+	/* popped again: the same chains, in the same order */
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_same_chain(&f->c, &first[0]);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_same_chain(&f->c, &first[1]);
+	/* give back only the last one */
+	assert_int_equal(virtq_unpop(&f->vq, 1), 0);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_same_chain(&f->c, &first[1]);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 0);
+	assert_int_equal(virtq_unpop(&f->vq, 0), 0);
+	assert_false(f->vq.broken);
+}
+
+/* An unpopped chain is walked and checked again when popped again. */
+static void test_unpop_rechecks(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf b = vqm_buf_new(&f->m, 4, true, 0);
+	uint16_t head;
+
+	activate(f);
+	head = vqm_add(&f->m, &b, 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_unpop(&f->vq, 1), 0);
+	vqm_set_desc(&f->m, head, b.gpa, 4,
+		     VIRTQ_DESC_F_WRITE | VIRTQ_DESC_F_NEXT, head);
+	assert_broken(f);
+}
+
+static void test_unpop_hostile(void **state)
+{
+	struct fix *f = *state;
+	uint16_t heads[4];
+
+	/* nothing popped */
+	assert_int_equal(virtq_unpop(&f->vq, 1), -EIO); /* not ready */
+	activate(f);
+	assert_int_equal(virtq_unpop(&f->vq, 1), -EINVAL);
+	add_chains(f, 4, 1, heads);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	/* more than popped */
+	assert_int_equal(virtq_unpop(&f->vq, 2), -EINVAL);
+	assert_int_equal(virtq_unpop(&f->vq, 0xffffffff), -EINVAL);
+	assert_int_equal(f->vq.last_avail_idx, 1);
+	/* a returned chain cannot be given back, nor those before it */
+	assert_int_equal(virtq_push(&f->vq, f->c.head, 0), 0);
+	assert_int_equal(virtq_unpop(&f->vq, 1), -EINVAL);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_fill(&f->vq, f->c.head, 0, 0), 0);
+	assert_int_equal(virtq_unpop(&f->vq, 1), -EINVAL);
+	/* popped after the fill: fine */
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(f->c.head, heads[3]);
+	assert_int_equal(virtq_unpop(&f->vq, 2), -EINVAL);
+	assert_int_equal(virtq_unpop(&f->vq, 1), 0);
+	assert_int_equal(f->vq.last_avail_idx, 3);
+	assert_false(f->vq.broken);
+}
+
+/* Unpopping across the 16-bit wrap of the avail index. */
+static void test_unpop_wraparound(void **state)
+{
+	struct fix *f = *state;
+	uint16_t heads[4];
+
+	activate(f);
+	vqm_start_at(&f->m, &f->vq, 65534);
+	add_chains(f, 4, 1, heads);
+	assert_int_equal(virtq_pop_n(&f->vq, &f->c, 1), 1);
+	assert_int_equal(virtq_pop_n(&f->vq, &f->c, 1), 1);
+	assert_int_equal(virtq_pop_n(&f->vq, &f->c, 1), 1);
+	assert_int_equal(f->vq.last_avail_idx, 1);
+	assert_int_equal(virtq_unpop(&f->vq, 3), 0);
+	assert_int_equal(f->vq.last_avail_idx, 65534);
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+		assert_int_equal(f->c.head, heads[i]);
+	}
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 0);
+}
+
+static void test_pop_n_bounds(void **state)
+{
+	struct fix *f = *state;
+	static struct virtq_chain cs[NUM];
+	uint16_t heads[NUM];
+
+	assert_int_equal(virtq_pop_n(&f->vq, cs, NUM), 0); /* not ready */
+	activate(f);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, NUM), 0); /* empty */
+	add_chains(f, 5, 2, heads);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, 0), 0);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, 3), 3);
+	for (unsigned int i = 0; i < 3; i++)
+		assert_int_equal(cs[i].head, heads[i]);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, NUM), 2);
+	assert_int_equal(cs[0].head, heads[3]);
+	assert_int_equal(cs[1].head, heads[4]);
+	assert_int_equal(virtq_unpop(&f->vq, 5), 0);
+	/* never more than num, whatever n says (cs holds only NUM) */
+	f->m.next_desc = 0;
+	add_chains(f, NUM - 5, 2, NULL);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, 1000), NUM);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, 1000), 0);
+	assert_false(f->vq.broken);
+}
+
+static void test_pop_n_broken(void **state)
+{
+	struct fix *f = *state;
+	static struct virtq_chain cs[4];
+
+	activate(f);
+	add_chains(f, 1, 2, NULL);
+	vqm_publish(&f->m, NUM + 1); /* second chain: bad head */
+	add_chains(f, 1, 2, NULL);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, 4), -EIO);
+	assert_true(f->vq.broken);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, 4), -EIO);
+	assert_int_equal(virtq_pop_n(&f->vq, cs, 0), -EIO);
+	assert_int_equal(virtq_unpop(&f->vq, 1), -EIO);
+	assert_int_equal(virtq_fill(&f->vq, 0, 0, 0), -EIO);
+	assert_int_equal(virtq_flush(&f->vq, 0), -EIO);
+	assert_int_equal(vqm_used_idx(&f->m), 0);
+}
+
+static void test_reset_clears_fill_and_unpop(void **state)
+{
+	struct fix *f = *state;
+
+	activate(f);
+	add_chains(f, 2, 1, NULL);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_fill(&f->vq, f->c.head, 0, 0), 0);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	virtq_reset(&f->vq);
+	assert_int_equal(virtq_fill(&f->vq, 0, 0, 0), -EIO);
+	assert_int_equal(virtq_flush(&f->vq, 0), -EIO);
+	vqm_attach(&f->m, &f->vq, 256);
+	activate(f);
+	assert_int_equal(virtq_flush(&f->vq, 1), -EINVAL);
+	assert_int_equal(virtq_unpop(&f->vq, 1), -EINVAL);
+	assert_int_equal(vqm_used_idx(&f->m), 0);
+}
+
+/* used_event inside, before and after a batch published by one flush. */
+static void test_event_idx_batched_flush(void **state)
+{
+	struct fix *f = *state;
+
+	activate(f);
+	add_chains(f, NUM, 1, NULL);
+	vqm_set_used_event(&f->m, 2);
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+		assert_int_equal(virtq_fill(&f->vq, f->c.head, 1, i), 0);
+	}
+	/* filled but not published: nothing to tell */
+	assert_false(virtq_need_notify(&f->vq));
+	assert_int_equal(virtq_flush(&f->vq, 4), 0); /* [0, 4) holds 2 */
+	assert_true(virtq_need_notify(&f->vq));
+	assert_int_equal(f->vq.signalled_used, 4);
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+		assert_int_equal(virtq_fill(&f->vq, f->c.head, 1, i), 0);
+	}
+	assert_int_equal(virtq_flush(&f->vq, 2), 0); /* [4, 6): 2 passed */
+	assert_false(virtq_need_notify(&f->vq));
+	vqm_set_used_event(&f->m, 7);
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+		assert_int_equal(virtq_fill(&f->vq, f->c.head, 1, i), 0);
+	}
+	assert_int_equal(virtq_flush(&f->vq, 1), 0); /* [6, 7) */
+	assert_false(virtq_need_notify(&f->vq));
+	assert_int_equal(virtq_flush(&f->vq, 1), 0); /* [7, 8) */
+	assert_true(virtq_need_notify(&f->vq));
+}
+
+/* Without EVENT_IDX a batch is one notification unless suppressed. */
+static void test_flush_no_interrupt_flag(void **state)
+{
+	struct fix *f = *state;
+
+	activate(f);
+	add_chains(f, 4, 1, NULL);
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+		assert_int_equal(virtq_fill(&f->vq, f->c.head, 1, i), 0);
+	}
+	assert_false(virtq_need_notify(&f->vq));
+	assert_int_equal(virtq_flush(&f->vq, 2), 0);
+	assert_true(virtq_need_notify(&f->vq));
+	assert_false(virtq_need_notify(&f->vq));
+	vqm_set_avail_flags(&f->m, VIRTQ_AVAIL_F_NO_INTERRUPT);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_fill(&f->vq, f->c.head, 1, 0), 0);
+	assert_int_equal(virtq_flush(&f->vq, 1), 0);
+	assert_false(virtq_need_notify(&f->vq));
+}
+
+/*
+ * A device that empties the ring, gives everything back and waits for
+ * more buffers must still get the driver's next notification: unpop
+ * leaves avail_event where the empty pop put it.
+ */
+static void test_event_idx_unpop_keeps_avail_event(void **state)
+{
+	struct fix *f = *state;
+	uint16_t ev, old;
+
+	activate(f);
+	add_chains(f, 2, 1, NULL);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 0);
+	assert_int_equal(vqm_avail_event(&f->m), 2);
+	assert_int_equal(virtq_unpop(&f->vq, 2), 0);
+	assert_int_equal(vqm_avail_event(&f->m), 2);
+	/* the driver adds one: vring_need_event(avail_event, new, old) */
+	old = f->m.avail_idx;
+	add_chains(f, 1, 1, NULL);
+	ev = vqm_avail_event(&f->m);
+	assert_true((uint16_t)(f->m.avail_idx - ev - 1) <
+		    (uint16_t)(f->m.avail_idx - old));
+	assert_int_equal(virtq_pop_n(&f->vq, &f->c, 1), 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 0);
+	assert_int_equal(vqm_avail_event(&f->m), 3);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define TE(fn) cmocka_unit_test_setup_teardown(fn, setup_event, teardown)
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_big, teardown)
@@ -848,6 +1226,19 @@ int main(void)
 		TE(test_event_idx_wraparound),
 		TE(test_event_idx_avail_event),
 		T(test_no_avail_event_without_event_idx),
+		T(test_fill_flush_batch),
+		T(test_fill_flush_wraparound),
+		T(test_fill_flush_hostile),
+		T(test_unpop_repop),
+		T(test_unpop_rechecks),
+		T(test_unpop_hostile),
+		T(test_unpop_wraparound),
+		T(test_pop_n_bounds),
+		T(test_pop_n_broken),
+		T(test_reset_clears_fill_and_unpop),
+		TE(test_event_idx_batched_flush),
+		T(test_flush_no_interrupt_flag),
+		TE(test_event_idx_unpop_keeps_avail_event),
 	};
 
 	return cmocka_run_group_tests_name("virtqueue", tests, NULL, NULL);
