@@ -395,6 +395,7 @@ int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 	if (!blk_disk_ok(disk))
 		return -EINVAL;
 	blk->disk = *disk;
+	blk->writethrough = true;	/* until FEATURES_OK says otherwise */
 	dev.features = blk_features(disk);
 	blk_config_init(blk);
 	blk->bounce =
