@@ -29,8 +29,7 @@ int dev_fdt_irq_spec(const struct dev_res *res, uint32_t *spec)
 		return 1;
 	if (cells != 2)
 		return -FDT_ERR_BADVALUE;
-	spec[1] = cpu_to_fdt32(res->irq_edge ? DEV_FDT_IRQ_EDGE_RISING :
-					       DEV_FDT_IRQ_LEVEL_HIGH);
+	spec[1] = cpu_to_fdt32(DEV_FDT_IRQ_LEVEL_HIGH);
 	return 2;
 }
 

@@ -9,8 +9,7 @@
 
 #include "lib/device.h"
 
-/* Linux's IRQ_TYPE_*, the second cell of a 2-cell specifier. */
-#define DEV_FDT_IRQ_EDGE_RISING 1
+/* Linux's IRQ_TYPE_LEVEL_HIGH, the second cell of a 2-cell specifier. */
 #define DEV_FDT_IRQ_LEVEL_HIGH 4
 
 /*

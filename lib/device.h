@@ -8,7 +8,6 @@
 #ifndef RVKVM_DEVICE_H
 #define RVKVM_DEVICE_H
 
-#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -76,10 +75,9 @@ struct dev_res {
 	uint32_t irq_parent;	/* phandle of the interrupt controller */
 	/*
 	 * irq_parent's #interrupt-cells: 1 (PLIC: source) or 2 (APLIC:
-	 * source, IRQ_TYPE_LEVEL_HIGH).
+	 * source, IRQ_TYPE_LEVEL_HIGH): device interrupts are level.
 	 */
 	uint32_t irq_cells;
-	bool irq_edge;		/* 2 cells: rising edge, else level high */
 	uint32_t phandle;	/* the device's own phandle; 0: none */
 };
 

@@ -6,11 +6,11 @@
  * tree lists the devices in the order they were created, which is also the
  * order of the virtio-mmio slots.
  *
- * Interrupts: with the PLIC, every line goes into the emulated PLIC.  With
- * KVM's AIA, the UART's level line goes to KVM_IRQ_LINE, and each virtio
- * slot's line is an edge written to an eventfd that KVM turns into an
- * APLIC interrupt (irqfd): the I/O thread signals the guest without an
- * ioctl and without a vCPU exit.
+ * Interrupts, all level-triggered: with the PLIC, every line goes into the
+ * emulated PLIC.  With KVM's AIA, the UART's line goes to KVM_IRQ_LINE,
+ * and each virtio slot's line is raised through an irqfd (see
+ * slot_irq_set()): the I/O thread signals the guest without an ioctl and
+ * without a vCPU exit.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,15 +57,25 @@ static void uart_irq_set(void *opaque, int level)
 	board_irq_set(opaque, LAYOUT_UART_IRQ, level);
 }
 
-/* With the AIA a slot's interrupt is an edge: only a rise is signalled. */
+/*
+ * With the AIA a slot's line is raised through its irqfd: a write to the
+ * eventfd, which KVM turns into "source high" in the writer's own call,
+ * so the I/O thread signals the guest with no ioctl and no exit.  KVM's
+ * irqfd only ever raises a line, so it is lowered with KVM_IRQ_LINE: that
+ * happens when the guest acknowledges the interrupt (already an exit) or
+ * the device resets, and keeps the source's level semantics exact.
+ */
 static void slot_irq_set(void *opaque, int level)
 {
 	struct board_slot *slot = opaque;
+	struct board *b = slot->board;
 	uint64_t one = 1;
 
-	if (!board_aia(slot->board))
-		plic_set_irq(&slot->board->plic, slot->res.irq, level);
-	else if (level && write(slot->irq_fd, &one, sizeof(one)) < 0)
+	if (!board_aia(b))
+		plic_set_irq(&b->plic, slot->res.irq, level);
+	else if (!level)
+		b->chip.line(b->chip.opaque, slot->res.irq, 0);
+	else if (write(slot->irq_fd, &one, sizeof(one)) < 0)
 		pr_once(LOG_WARN, "virtio interrupt eventfd: %s",
 			strerror(errno));
 }
@@ -177,7 +187,6 @@ static void board_slot_res(struct board *b, unsigned int n,
 		.irq = LAYOUT_VIRTIO_MMIO_FIRST_IRQ + n,
 		.irq_parent = PHANDLE_IRQCHIP,
 		.irq_cells = board_aia(b) ? 2 : 1,
-		.irq_edge = board_aia(b),
 	};
 }
 

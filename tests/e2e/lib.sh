@@ -7,12 +7,17 @@ t() {
 	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fail=1; fi
 }
 
+# The case may ask for an interrupt controller with a file ./irqchip
+# holding lkvm options (e.g. "--irqchip aia"); every "./lkvm run" of the
+# scripts passes $irqchip_args (unquoted: empty means lkvm's default).
+irqchip_args=$(cat ./irqchip 2>/dev/null)
+
 # lkvm LOG [ARGS...]: run "lkvm run ARGS" with a timeout and no input,
 # console and messages to LOG (also shown, indented); status in $rc.
 lkvm() {
 	log=$1
 	shift
-	timeout "${LKVM_TIMEOUT:-120}" ./lkvm run "$@" >"$log" 2>&1 </dev/null
+	timeout "${LKVM_TIMEOUT:-120}" ./lkvm run $irqchip_args "$@" >"$log" 2>&1 </dev/null
 	rc=$?
 	sed 's/^/  | /' "$log"
 	echo "  (lkvm exit status $rc)"

@@ -36,7 +36,7 @@ t virtio-rng-nonzero has "guest-rng-nonzero" /tmp/rng.log
 # Input typed at a prompt on the virtio console (input sent before the
 # guest's driver is ready is dropped by the guest: see the README).
 mkfifo /tmp/vin
-./lkvm run --console virtio --nodefaults -p console=hvc1 -k Image \
+./lkvm run $irqchip_args --console virtio --nodefaults -p console=hvc1 -k Image \
 	-i guest-prompt.cpio.gz -m 128 -c 1 </tmp/vin >/tmp/vin.log 2>&1 &
 pid=$!
 exec 3>/tmp/vin
@@ -55,7 +55,7 @@ t console-virtio-input-reaches-guest has "guest-got: typed-on-virtio-console" /t
 
 for console in serial hv; do
 	echo "stdin-ping-$console" |
-		timeout 120 ./lkvm run --console $console -k Image \
+		timeout 120 ./lkvm run $irqchip_args --console $console -k Image \
 			-i guest-echo.cpio.gz -m 128 -c 1 >/tmp/in.log 2>&1
 	rc=$?
 	sed 's/^/  | /' /tmp/in.log

@@ -17,7 +17,7 @@ t disk-write-synced has "guest-disk-synced" /tmp/w.log
 t disk-write-bytes-in-image same_pattern /tmp/disk.img
 
 dd if=/dev/zero of=/tmp/disk2.img bs=1 count=0 seek=8M 2>/dev/null
-./lkvm run -k Image -i guest-disk-hang.cpio.gz -m 128 -c 1 -d /tmp/disk2.img \
+./lkvm run $irqchip_args -k Image -i guest-disk-hang.cpio.gz -m 128 -c 1 -d /tmp/disk2.img \
 	</dev/null >/tmp/k.log 2>&1 &
 pid=$!
 i=0
@@ -38,7 +38,7 @@ t disk-ro-refuses-writes has "guest-ro-write-refused" /tmp/ro.log
 t disk-ro-image-unchanged same_pattern /tmp/disk.img
 t two-disks-ext4-read has "guest-vdb-marker: rvkvm-ext4-marker" /tmp/ro.log
 
-./lkvm run -k Image -i guest.cpio.gz -m 128 -c 1 -d /tmp/disk.img \
+./lkvm run $irqchip_args -k Image -i guest.cpio.gz -m 128 -c 1 -d /tmp/disk.img \
 	</dev/null >/tmp/l1.log 2>&1 &
 pid=$!
 i=0

@@ -9,7 +9,7 @@
 # file is replaced, so the second boot runs the other image and powers off.
 cp guest-reboot.cpio.gz /tmp/initrd.cpio.gz
 mkfifo /tmp/ctl
-(timeout 200 ./lkvm run -k Image -i /tmp/initrd.cpio.gz -m 128 -c 2 \
+(timeout 200 ./lkvm run $irqchip_args -k Image -i /tmp/initrd.cpio.gz -m 128 -c 2 \
 	</tmp/ctl >/tmp/rb.log 2>&1; echo $? >/tmp/rb.rc) &
 exec 3>/tmp/ctl
 i=0
@@ -28,7 +28,7 @@ t reboot-boots-again has "guest-hello: 2 cpu(s) online: 0-1" /tmp/rb.log
 t reboot-then-poweroff-status [ "$(cat /tmp/rb.rc)" = 0 ]
 
 # Ctrl-A x on piped input stops the VM.
-printf 'abc\001x' | timeout 60 ./lkvm run -k Image -i guest-hello.cpio.gz \
+printf 'abc\001x' | timeout 60 ./lkvm run $irqchip_args -k Image -i guest-hello.cpio.gz \
 	-m 128 -c 1 >/tmp/ca.log 2>&1
 rc=$?
 sed 's/^/  | /' /tmp/ca.log
@@ -36,7 +36,7 @@ t ctrl-a-x-status [ $rc -eq 3 ]
 t ctrl-a-x-says-why has "lkvm: error: stopped by Ctrl-A x" /tmp/ca.log
 
 # SIGTERM: an orderly stop.
-./lkvm run -k Image -i guest.cpio.gz -m 128 -c 1 </dev/null >/tmp/term.log 2>&1 &
+./lkvm run $irqchip_args -k Image -i guest.cpio.gz -m 128 -c 1 </dev/null >/tmp/term.log 2>&1 &
 pid=$!
 sleep 4
 kill -TERM $pid

@@ -5,7 +5,7 @@
 . ./lib.sh
 
 mkfifo /tmp/ctl
-./lkvm run -k Image -i guest-net.cpio.gz -m 128 -c 1 \
+./lkvm run $irqchip_args -k Image -i guest-net.cpio.gz -m 128 -c 1 \
 	-n mode=tap,tapif=lkvmtap0 </tmp/ctl >/tmp/n.log 2>&1 &
 pid=$!
 exec 3>/tmp/ctl

@@ -148,12 +148,16 @@ static void test_aia_lines(void **state)
 	assert_int_equal(fx->line_level[0], 1);
 	assert_int_equal(fx->line_level[1], 0);
 	assert_true(slot->irq_fd >= 0);
+	/* Raised through the irqfd, lowered through KVM_IRQ_LINE. */
 	irq_line_set(&slot->line, 1);
-	irq_line_set(&slot->line, 0);	/* no edge: nothing to signal */
+	irq_line_set(&slot->line, 0);
 	irq_line_set(&slot->line, 1);
 	assert_int_equal(read(slot->irq_fd, &count, sizeof(count)),
 			 sizeof(count));
 	assert_int_equal(count, 2);
+	assert_int_equal(fx->nr_lines, 3);
+	assert_int_equal(fx->line_src[2], slot->res.irq);
+	assert_int_equal(fx->line_level[2], 0);
 	assert_int_equal(fx->hart_level[0], 0);
 	fixture_free(fx);
 }

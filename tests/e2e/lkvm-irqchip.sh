@@ -1,0 +1,50 @@
+#!/bin/sh
+# Runs in the emulated host, PLIC or AIA: --irqchip picks as documented.
+# On an AIA host: auto and aia take KVM's in-kernel AIA (the guest binds
+# its APLIC and IMSIC drivers and gets virtio interrupts through irqfds,
+# so the rng's used buffers cost lkvm no MMIO exit for the interrupt);
+# plic still works.  On a PLIC host: auto takes the PLIC and aia fails
+# with one line and status 1.
+. ./lib.sh
+
+if ls /proc/device-tree/soc | grep -q '^imsics@'; then
+	lkvm /tmp/auto.log --debug --rng -k Image -i guest-irqchip.cpio.gz \
+		-m 128 -c 2
+	t auto-status [ $rc -eq 0 ]
+	t auto-takes-aia has "irqchip: aia (the host offers" /tmp/auto.log
+	t aia-guest-has-imsic has "guest-irqchip: imsics" /tmp/auto.log
+	t aia-guest-has-aplic has "guest-irqchip: aplic" /tmp/auto.log
+	t aia-guest-no-plic ! has "guest-irqchip: plic" /tmp/auto.log
+	t aia-guest-rng-reads has "guest-rng-bytes: 4096" /tmp/auto.log
+	t aia-virtio-irq-counted has "guest-virtio-irqs: [1-9]" /tmp/auto.log
+
+	lkvm /tmp/aia.log --debug --irqchip aia -k Image \
+		-i guest-irqchip.cpio.gz -m 128 -c 1
+	t aia-status [ $rc -eq 0 ]
+	t aia-chosen has "irqchip: aia" /tmp/aia.log
+
+	lkvm /tmp/plic.log --debug --irqchip plic --rng -k Image \
+		-i guest-irqchip.cpio.gz -m 128 -c 2
+	t plic-on-aia-host-status [ $rc -eq 0 ]
+	t plic-on-aia-host-chosen has "irqchip: plic" /tmp/plic.log
+	t plic-on-aia-host-guest-plic has "guest-irqchip: plic" /tmp/plic.log
+	t plic-on-aia-host-rng has "guest-rng-bytes: 4096" /tmp/plic.log
+
+	lkvm /tmp/nossaia.log --debug --disable-ssaia -k Image \
+		-i guest-irqchip.cpio.gz -m 128 -c 1
+	t disable-ssaia-status [ $rc -eq 0 ]
+	t disable-ssaia-takes-plic has "irqchip: plic" /tmp/nossaia.log
+else
+	lkvm /tmp/auto.log --debug --rng -k Image -i guest-irqchip.cpio.gz \
+		-m 128 -c 1
+	t auto-status [ $rc -eq 0 ]
+	t auto-takes-plic has "irqchip: plic (the host has no" /tmp/auto.log
+	t plic-guest-has-plic has "guest-irqchip: plic" /tmp/auto.log
+
+	lkvm /tmp/aia.log --irqchip aia -k Image -i guest-irqchip.cpio.gz \
+		-m 128 -c 1
+	t aia-on-plic-host-status [ $rc -eq 1 ]
+	t aia-on-plic-host-one-line [ "$(grep -c 'lkvm: error' /tmp/aia.log)" -eq 1 ]
+	t aia-on-plic-host-says-why has "no in-kernel AIA" /tmp/aia.log
+fi
+exit $fail
