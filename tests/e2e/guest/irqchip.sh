@@ -1,11 +1,11 @@
 #!/bin/sh
 # Guest side: which interrupt controllers the device tree gave us, and
 # virtio interrupts really arriving (the rng, when there is one).
-for n in /proc/device-tree/soc/*; do
-	case "${n##*/}" in
-	imsics@*) echo "guest-irqchip: imsics" ;;
-	aplic@*) echo "guest-irqchip: aplic" ;;
-	interrupt-controller@*) echo "guest-irqchip: plic" ;;
+cat /proc/device-tree/soc/*/compatible | tr '\0' '\n' | while read -r c; do
+	case "$c" in
+	riscv,imsics) echo "guest-irqchip: imsics" ;;
+	riscv,aplic) echo "guest-irqchip: aplic" ;;
+	riscv,plic0) echo "guest-irqchip: plic" ;;
 	esac
 done
 if [ -e /dev/hwrng ]; then
