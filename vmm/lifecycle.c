@@ -100,6 +100,7 @@ static int step_iothread_up(struct machine *m)
 	}
 	ret = kicks_watch(&m->board, &m->io);
 	ret = ret ?: nics_watch(&m->nics);
+	ret = ret ?: disks_watch(&m->disks, &m->io);
 	ret = ret ?: iothread_start(&m->io);
 	if (ret) {
 		pr_err("cannot start the I/O thread: %s", strerror(-ret));

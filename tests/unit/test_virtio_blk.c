@@ -20,7 +20,8 @@
 #define RAM_SIZE (2 * 1024 * 1024)
 #define NUM 64
 #define SECTOR 512
-#define DISK_SECTORS 300 /* more than one bounce buffer */
+#define DISK_SECTORS 300
+#define BUF_SIZE (64 * 1024)
 #define DISK_TAIL 100 /* a trailing partial sector, never visible */
 #define DISK_SIZE (DISK_SECTORS * SECTOR + DISK_TAIL)
 #define UNTOUCHED 0xee
@@ -49,6 +50,7 @@ struct mdisk {
 	uint8_t *data;
 	uint64_t size;
 	unsigned int reads, writes, flushes, discards, wzs;
+	unsigned int writes_since_flush;
 	uint64_t off, len; /* of the last discard / write-zeroes */
 	enum mdisk_fail fail;
 };
@@ -65,38 +67,49 @@ struct fix {
 
 /* --- the in-memory disk -------------------------------------------------- */
 
-static void mdisk_check(const struct mdisk *d, const void *buf, size_t len,
-			uint64_t off)
+static size_t mdisk_check(const struct mdisk *d, const struct iovec *iov,
+			  int iovcnt, uint64_t off)
 {
-	assert_int_equal((uintptr_t)buf % VIRTIO_BLK_BOUNCE_ALIGN, 0);
+	size_t len = 0;
+
+	assert_true(iovcnt > 0 && iovcnt <= VIRTQ_CHAIN_MAX_SEGS);
+	for (int i = 0; i < iovcnt; i++) {
+		assert_true(iov[i].iov_len > 0);
+		len += iov[i].iov_len;
+	}
 	assert_int_equal(off % SECTOR, 0);
 	assert_int_equal(len % SECTOR, 0);
-	assert_true(len > 0 && len <= VIRTIO_BLK_BOUNCE_SIZE);
+	assert_true(len > 0 && len <= VIRTIO_BLK_REQ_MAX);
 	assert_true(off <= d->size && len <= d->size - off);
+	return len;
 }
 
-static ssize_t mdisk_read(void *opaque, void *buf, size_t len, uint64_t off)
-{
-	struct mdisk *d = opaque;
-
-	mdisk_check(d, buf, len, off);
-	d->reads++;
-	if (d->fail == FAIL_READ)
-		return -EIO;
-	memcpy(buf, d->data + off, len);
-	return d->fail == FAIL_SHORT_READ ? (ssize_t)len - 1 : (ssize_t)len;
-}
-
-static ssize_t mdisk_write(void *opaque, const void *buf, size_t len,
+static ssize_t mdisk_readv(void *opaque, const struct iovec *iov, int iovcnt,
 			   uint64_t off)
 {
 	struct mdisk *d = opaque;
+	size_t len = mdisk_check(d, iov, iovcnt, off);
 
-	mdisk_check(d, buf, len, off);
+	d->reads++;
+	if (d->fail == FAIL_READ)
+		return -EIO;
+	for (int i = 0; i < iovcnt; off += iov[i++].iov_len)
+		memcpy(iov[i].iov_base, d->data + off, iov[i].iov_len);
+	return d->fail == FAIL_SHORT_READ ? (ssize_t)len - 1 : (ssize_t)len;
+}
+
+static ssize_t mdisk_writev(void *opaque, const struct iovec *iov, int iovcnt,
+			    uint64_t off)
+{
+	struct mdisk *d = opaque;
+	size_t len = mdisk_check(d, iov, iovcnt, off);
+
 	d->writes++;
+	d->writes_since_flush++;
 	if (d->fail == FAIL_WRITE)
 		return -ENOSPC;
-	memcpy(d->data + off, buf, len);
+	for (int i = 0; i < iovcnt; off += iov[i++].iov_len)
+		memcpy(d->data + off, iov[i].iov_base, iov[i].iov_len);
 	return d->fail == FAIL_SHORT_WRITE ? 0 : (ssize_t)len;
 }
 
@@ -105,6 +118,7 @@ static int mdisk_flush(void *opaque)
 	struct mdisk *d = opaque;
 
 	d->flushes++;
+	d->writes_since_flush = 0;
 	return d->fail == FAIL_FLUSH ? -EIO : 0;
 }
 
@@ -134,16 +148,16 @@ static int mdisk_write_zeroes(void *opaque, uint64_t off, uint64_t len)
 }
 
 static const struct virtio_blk_disk_ops mdisk_ops = {
-	.read = mdisk_read,
-	.write = mdisk_write,
+	.readv = mdisk_readv,
+	.writev = mdisk_writev,
 	.flush = mdisk_flush,
 	.discard = mdisk_discard,
 	.write_zeroes = mdisk_write_zeroes,
 };
 
 static const struct virtio_blk_disk_ops mdisk_ops_basic = {
-	.read = mdisk_read,
-	.write = mdisk_write,
+	.readv = mdisk_readv,
+	.writev = mdisk_writev,
 	.flush = mdisk_flush,
 };
 
@@ -350,7 +364,7 @@ static void test_identity(void **state)
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_ID), 2);
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), 256);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES),
-			 (1u << 2) | (1u << 6) | (1u << 9) | (1u << 13) |
+			 (1u << 1) | (1u << 2) | (1u << 6) | (1u << 9) | (1u << 13) |
 				 (1u << 14) | (1u << 28) | (1u << 29));
 	wr(f, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES), 1);
@@ -366,8 +380,8 @@ static void test_config_space(void **state)
 	/* capacity: 300 whole sectors, the 100-byte tail is not visible */
 	assert_int_equal(cfg32(f, 0), DISK_SECTORS);
 	assert_int_equal(cfg32(f, 4), 0);
-	assert_int_equal(cfg32(f, 8), 0); /* size_max */
-	assert_int_equal(cfg32(f, 12), 254); /* seg_max */
+	assert_int_equal(cfg32(f, 8), 65536); /* size_max */
+	assert_int_equal(cfg32(f, 12), 128); /* seg_max */
 	assert_int_equal(cfg32(f, 16), 0); /* geometry */
 	assert_int_equal(cfg32(f, 20), 512); /* blk_size */
 	assert_int_equal(cfg32(f, 24), 0); /* topology */
@@ -402,7 +416,7 @@ static void test_config_ro_and_basic(void **state)
 		return;
 	}
 	/* without discard / write-zeroes ops: no features, fields zero */
-	assert_int_equal(features, (1u << 2) | (1u << 6) | (1u << 9) |
+	assert_int_equal(features, (1u << 1) | (1u << 2) | (1u << 6) | (1u << 9) |
 					   (1u << 28) | (1u << 29));
 	for (uint32_t off = 36; off < 60; off += 4)
 		assert_int_equal(cfg32(f, off), 0);
@@ -488,7 +502,7 @@ static void test_multi_segment(void **state)
 	assert_int_equal(p[3 * SECTOR - 7], VIRTIO_BLK_S_OK);
 }
 
-/* Many segments through an indirect table; more than one bounce buffer. */
+/* Many segments through an indirect table. */
 static void test_large_indirect(void **state)
 {
 	struct fix *f = *state;
@@ -509,7 +523,7 @@ static void test_large_indirect(void **state)
 	for (uint32_t i = 0; i < nseg; off += b[1 + i].len, i++)
 		assert_memory_equal(P(f, b[1 + i]),
 				    f->snap + 100 * SECTOR + off, b[1 + i].len);
-	assert_int_equal(f->d.reads, 2); /* 80 KiB: 64 + 16 */
+	assert_int_equal(f->d.reads, 1); /* one readv over the 40 buffers */
 }
 
 static void test_several_chains_one_notify(void **state)
@@ -946,13 +960,13 @@ static void test_backend_errors(void **state)
 	f->d.fail = FAIL_SHORT_READ;
 	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 0, &in, 1, &len),
 			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(len, 1); /* the data counts as not written */
 	f->d.fail = FAIL_WRITE;
 	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
 			 VIRTIO_BLK_S_IOERR);
 	f->d.fail = FAIL_SHORT_WRITE;
 	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
 			 VIRTIO_BLK_S_IOERR);
-	assert_int_equal(P(f, in)[0], UNTOUCHED);
 	/* the device keeps working afterwards */
 	f->d.fail = FAIL_NONE;
 	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 1, &in, 1, &len),
@@ -979,41 +993,11 @@ static void test_broken_queue(void **state)
 	assert_disk_unchanged(f);
 }
 
-/* The pure decoder, without a transport or a queue. */
-static void test_handle_direct(void **state)
-{
-	struct fix *f = *state;
-	uint8_t hdr[16] = { VIRTIO_BLK_T_IN, 0, 0, 0, 0, 0, 0, 0, 2 };
-	uint8_t data[SECTOR + 1];
-	struct virtq_chain *c = calloc(1, sizeof(*c));
-	struct virtio_blk_result r;
-
-	assert_non_null(c);
-	c->nr_segs = 2;
-	c->nr_readable = 1;
-	c->readable_len = 16;
-	c->writable_len = sizeof(data);
-	c->segs[0] = (struct virtq_seg){ hdr, 16, false };
-	c->segs[1] = (struct virtq_seg){ data, sizeof(data), true };
-	r = virtio_blk_handle(&f->blk.disk, c, f->blk.bounce, false);
-	assert_int_equal(r.status, VIRTIO_BLK_S_OK);
-	assert_int_equal(r.used_len, SECTOR + 1);
-	assert_memory_equal(data, f->snap + 2 * SECTOR, SECTOR);
-	assert_int_equal(data[SECTOR], 0);
-
-	c->nr_segs = 1; /* no writable part */
-	c->writable_len = 0;
-	r = virtio_blk_handle(&f->blk.disk, c, f->blk.bounce, false);
-	assert_int_equal(r.status, -1);
-	assert_int_equal(r.used_len, 0);
-	free(c);
-}
-
 static void test_init_errors(void **state)
 {
 	struct virtio_blk *blk = calloc(1, sizeof(*blk));
 	struct guest_mem mem = { 0 };
-	struct virtio_blk_disk_ops no_write = { .read = mdisk_read };
+	struct virtio_blk_disk_ops no_write = { .readv = mdisk_readv };
 	struct virtio_blk_disk disk = { .ops = &mdisk_ops, .size = 4096 };
 
 	(void)state;
@@ -1094,6 +1078,23 @@ static void *aligned_buf(size_t len, int fill)
 	return p;
 }
 
+/* One-buffer calls of a backend's readv/writev. */
+static ssize_t op_read(const struct virtio_blk_disk_ops *ops, void *o,
+		       void *buf, size_t len, uint64_t off)
+{
+	struct iovec v = { .iov_base = buf, .iov_len = len };
+
+	return ops->readv(o, &v, 1, off);
+}
+
+static ssize_t op_write(const struct virtio_blk_disk_ops *ops, void *o,
+			const void *buf, size_t len, uint64_t off)
+{
+	struct iovec v = { .iov_base = (void *)buf, .iov_len = len };
+
+	return ops->writev(o, &v, 1, off);
+}
+
 static void test_file_read_write(void **state)
 {
 	struct fix *f = *state;
@@ -1115,7 +1116,7 @@ static void test_file_read_write(void **state)
 	assert_false(disk.read_only);
 	assert_memory_equal(disk.id, "serial-1\0\0\0\0\0\0\0\0\0\0\0\0", 20);
 
-	assert_int_equal(ops->write(&bf, buf, 2 * SECTOR, 3 * SECTOR),
+	assert_int_equal(op_write(ops, &bf, buf, 2 * SECTOR, 3 * SECTOR),
 			 2 * SECTOR);
 	assert_int_equal(ops->flush(&bf), 0);
 	back = aligned_buf(8 * SECTOR + 100, 0);
@@ -1127,7 +1128,7 @@ static void test_file_read_write(void **state)
 						  0x5c :
 						  i % 251);
 	memset(buf, 0, 2 * SECTOR);
-	assert_int_equal(ops->read(&bf, buf, 2 * SECTOR, 7 * SECTOR),
+	assert_int_equal(op_read(ops, &bf, buf, 2 * SECTOR, 7 * SECTOR),
 			 SECTOR + 100); /* short at end of file */
 	assert_memory_equal(buf, back + 7 * SECTOR, SECTOR + 100);
 	virtio_blk_file_close(&bf);
@@ -1171,11 +1172,11 @@ static void test_file_read_only(void **state)
 	virtio_blk_file_disk(&bf, NULL, &disk);
 	assert_true(disk.read_only);
 	assert_null(bf.zeroes);
-	assert_int_equal(virtio_blk_file_ops.read(&bf, buf, SECTOR, SECTOR),
+	assert_int_equal(op_read(&virtio_blk_file_ops, &bf, buf, SECTOR, SECTOR),
 			 SECTOR);
 	assert_int_equal(buf[0], SECTOR % 251);
 	/* the descriptor itself refuses writes */
-	assert_int_equal(virtio_blk_file_ops.write(&bf, buf, SECTOR, 0),
+	assert_int_equal(op_write(&virtio_blk_file_ops, &bf, buf, SECTOR, 0),
 			 -EBADF);
 	virtio_blk_file_close(&bf);
 	free(buf);
@@ -1196,25 +1197,25 @@ static void test_file_zeroes_and_discard(void **state)
 	/* the fallback path writes zeroes */
 	bf.no_zero_range = true;
 	assert_int_equal(ops->write_zeroes(&bf, 20 * SECTOR, 8 * SECTOR), 0);
-	assert_int_equal(ops->read(&bf, buf, 10 * SECTOR, 0), 10 * SECTOR);
+	assert_int_equal(op_read(ops, &bf, buf, 10 * SECTOR, 0), 10 * SECTOR);
 	assert_int_equal(buf[0], 0);
 	assert_int_equal(buf[SECTOR - 1], (SECTOR - 1) % 251);
 	assert_memory_equal(buf + SECTOR, zero, 8 * SECTOR);
 	assert_int_equal(buf[9 * SECTOR], (9 * SECTOR) % 251);
-	assert_int_equal(ops->read(&bf, buf, 10 * SECTOR, 19 * SECTOR),
+	assert_int_equal(op_read(ops, &bf, buf, 10 * SECTOR, 19 * SECTOR),
 			 10 * SECTOR);
 	assert_int_equal(buf[0], (19 * SECTOR) % 251);
 	assert_memory_equal(buf + SECTOR, zero, 8 * SECTOR);
 	assert_int_equal(buf[9 * SECTOR], (28 * SECTOR) % 251);
 
 	assert_int_equal(ops->discard(&bf, 40 * SECTOR, 8 * SECTOR), 0);
-	assert_int_equal(ops->read(&bf, buf, 8 * SECTOR, 40 * SECTOR),
+	assert_int_equal(op_read(ops, &bf, buf, 8 * SECTOR, 40 * SECTOR),
 			 8 * SECTOR);
 	if (!bf.no_punch_hole) /* a punched hole reads back as zeroes */
 		assert_memory_equal(buf, zero, 8 * SECTOR);
 	bf.no_punch_hole = true; /* then discard is a successful no-op */
 	assert_int_equal(ops->discard(&bf, 0, SECTOR), 0);
-	assert_int_equal(ops->read(&bf, buf, SECTOR, 0), SECTOR);
+	assert_int_equal(op_read(ops, &bf, buf, SECTOR, 0), SECTOR);
 	assert_int_equal(buf[1], 1);
 	assert_int_equal(bf.size, 64 * SECTOR); /* KEEP_SIZE */
 	virtio_blk_file_close(&bf);
@@ -1226,7 +1227,7 @@ static void test_file_direct(void **state)
 	struct fix *f = *state;
 	const struct virtio_blk_disk_ops *ops = &virtio_blk_file_ops;
 	struct virtio_blk_file bf;
-	uint8_t *buf = aligned_buf(VIRTIO_BLK_BOUNCE_SIZE, 0x3c);
+	uint8_t *buf = aligned_buf(BUF_SIZE, 0x3c);
 	char path[128];
 	int ret;
 
@@ -1241,17 +1242,17 @@ static void test_file_direct(void **state)
 	assert_true(fcntl(bf.fd, F_GETFL) & O_DIRECT);
 	assert_false(fcntl(bf.fd, F_GETFL) & O_NONBLOCK);
 	/* what the device hands over: aligned buffer, 4 KiB multiples */
-	assert_int_equal(ops->write(&bf, buf, 8 * SECTOR, 8 * SECTOR),
+	assert_int_equal(op_write(ops, &bf, buf, 8 * SECTOR, 8 * SECTOR),
 			 8 * SECTOR);
-	memset(buf, 0, VIRTIO_BLK_BOUNCE_SIZE);
-	assert_int_equal(ops->read(&bf, buf, VIRTIO_BLK_BOUNCE_SIZE, 0),
-			 VIRTIO_BLK_BOUNCE_SIZE);
+	memset(buf, 0, BUF_SIZE);
+	assert_int_equal(op_read(ops, &bf, buf, BUF_SIZE, 0),
+			 BUF_SIZE);
 	assert_int_equal(buf[8 * SECTOR], 0x3c);
 	assert_int_equal(buf[16 * SECTOR], (16 * SECTOR) % 251);
 	assert_int_equal(ops->write_zeroes(&bf, 0, SECTOR * 8), 0);
 	bf.no_zero_range = true; /* the fallback uses an aligned buffer */
 	assert_int_equal(ops->write_zeroes(&bf, 8 * SECTOR, SECTOR * 8), 0);
-	assert_int_equal(ops->read(&bf, buf, 16 * SECTOR, 0), 16 * SECTOR);
+	assert_int_equal(op_read(ops, &bf, buf, 16 * SECTOR, 0), 16 * SECTOR);
 	for (unsigned int i = 0; i < 16 * SECTOR; i++)
 		assert_int_equal(buf[i], 0);
 	virtio_blk_file_close(&bf);
@@ -1364,7 +1365,6 @@ int main(void)
 		T(test_status_is_last_byte),
 		T(test_backend_errors),
 		T(test_broken_queue),
-		T(test_handle_direct),
 		cmocka_unit_test(test_init_errors),
 		TF(test_file_read_write),
 		TF(test_file_lock),
