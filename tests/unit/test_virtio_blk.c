@@ -7,6 +7,8 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +19,7 @@
 #include "tests/unit/virtq_mock.h"
 #include "slot_res.h"
 
-#define RAM_SIZE (2 * 1024 * 1024)
+#define RAM_SIZE (4 * 1024 * 1024)
 #define NUM 64
 #define SECTOR 512
 #define DISK_SECTORS 300
@@ -49,8 +51,11 @@ enum mdisk_fail {
 struct mdisk {
 	uint8_t *data;
 	uint64_t size;
-	unsigned int reads, writes, flushes, discards, wzs;
-	unsigned int writes_since_flush;
+	/* atomic: an engine's workers call in from several threads */
+	_Atomic unsigned int reads, writes, flushes, discards, wzs;
+	_Atomic unsigned int writes_since_flush, writes_done;
+	_Atomic unsigned int done_at_flush; /* writes_done when flush ran */
+	unsigned int delay_us; /* each write takes this long */
 	uint64_t off, len; /* of the last discard / write-zeroes */
 	enum mdisk_fail fail;
 };
@@ -110,6 +115,9 @@ static ssize_t mdisk_writev(void *opaque, const struct iovec *iov, int iovcnt,
 		return -ENOSPC;
 	for (int i = 0; i < iovcnt; off += iov[i++].iov_len)
 		memcpy(d->data + off, iov[i].iov_base, iov[i].iov_len);
+	if (d->delay_us)
+		usleep(d->delay_us);
+	d->writes_done++;
 	return d->fail == FAIL_SHORT_WRITE ? 0 : (ssize_t)len;
 }
 
@@ -119,6 +127,7 @@ static int mdisk_flush(void *opaque)
 
 	d->flushes++;
 	d->writes_since_flush = 0;
+	d->done_at_flush = d->writes_done;
 	return d->fail == FAIL_FLUSH ? -EIO : 0;
 }
 
@@ -672,6 +681,197 @@ static void test_flush(void **state)
 	f->d.fail = FAIL_FLUSH;
 	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_IOERR);
 	assert_int_equal(f->d.flushes, 3);
+}
+
+/* A failed flush is remembered: later flushes fail until a reset. */
+static void test_flush_error_latched(void **state)
+{
+	struct fix *f = *state;
+
+	driver_up(f, V1 | F_FLUSH);
+	f->d.fail = FAIL_FLUSH;
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_IOERR);
+	f->d.fail = FAIL_NONE;
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.flushes, 1); /* not even tried again */
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	vqm_free(&f->m);
+	vqm_init(&f->m, RAM_SIZE, NUM);
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.flushes, 2);
+}
+
+/* More data than size_max * seg_max: IOERR, the backend never called. */
+static void test_size_cap(void **state)
+{
+	struct fix *f = *state;
+	const uint32_t seg = 1536 * 1024; /* 6 of them: 9 MiB > 8 MiB */
+	struct vqm_buf d = wbuf(f, seg), b[8];
+	uint32_t len;
+
+	assert_true(6ULL * seg > VIRTIO_BLK_REQ_MAX);
+	driver_up(f, V1 | F_FLUSH);
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_IN, 0);
+	for (int i = 1; i <= 6; i++)
+		b[i] = d; /* the same guest memory six times */
+	b[7] = wbuf(f, 1);
+	len = run(f, b, 8);
+	assert_int_equal(*P(f, b[7]), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(len, 1);
+	assert_int_equal(f->d.reads, 0);
+}
+
+static unsigned int rearms;
+
+static void count_rearm(void *opaque)
+{
+	(void)opaque;
+	rearms++;
+}
+
+/* One pass takes at most the budget, asks to come back, loses nothing. */
+static void test_budget(void **state)
+{
+	struct fix *f = *state;
+	const unsigned int n = VIRTIO_BLK_BUDGET_CHAINS + 8;
+	uint32_t id, len, got = 0;
+
+	rearms = 0;
+	f->blk.rearm = count_rearm;
+	driver_up(f, V1 | F_FLUSH | INDIRECT);
+	for (unsigned int i = 0; i < n; i++) {
+		struct vqm_buf b[3] = { hdr_buf(f, VIRTIO_BLK_T_IN, i),
+					wbuf(f, SECTOR), wbuf(f, 1) };
+
+		vqm_add_indirect(&f->m, b, 3); /* one descriptor each */
+	}
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	while (vqm_get_used(&f->m, &id, &len))
+		got++;
+	assert_int_equal(got, VIRTIO_BLK_BUDGET_CHAINS);
+	assert_int_equal(rearms, 1);
+	virtio_blk_poll(&f->blk); /* what the rearm leads to */
+	while (vqm_get_used(&f->m, &id, &len))
+		got++;
+	assert_int_equal(got, n);
+	assert_int_equal(f->d.reads, n);
+}
+
+/* --- with the worker-thread engine ------------------------------------- */
+
+struct poller {
+	struct fix *f;
+	struct virtio_blk_aio aio;
+	pthread_t thread;
+	_Atomic bool stop;
+};
+
+/* The I/O thread's part: poll the engine's eventfd. */
+static void *poller_run(void *arg)
+{
+	struct poller *p = arg;
+
+	while (!p->stop) {
+		struct pollfd pfd = { .fd = p->aio.efd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 10) > 0)
+			virtio_blk_poll(&p->f->blk);
+	}
+	return NULL;
+}
+
+static void poller_start(struct poller *p, struct fix *f)
+{
+	p->f = f;
+	p->stop = false;
+	assert_int_equal(virtio_blk_aio_init(&p->aio, &f->blk.disk, 4), 0);
+	virtio_blk_set_aio(&f->blk, &p->aio);
+	assert_int_equal(pthread_create(&p->thread, NULL, poller_run, p), 0);
+}
+
+static void poller_stop(struct poller *p)
+{
+	p->stop = true;
+	pthread_join(p->thread, NULL);
+	virtio_blk_aio_destroy(&p->aio);
+	virtio_blk_set_aio(&p->f->blk, NULL);
+}
+
+/* Wait (up to 5 s) for n used entries; returns how many came. */
+static unsigned int wait_used(struct fix *f, unsigned int n)
+{
+	uint32_t id, len;
+	unsigned int got = 0;
+
+	for (int t = 0; t < 5000 && got < n; t++) {
+		virtio_mmio_lock(&f->blk.vm);
+		while (got < n && vqm_get_used(&f->m, &id, &len))
+			got++;
+		virtio_mmio_unlock(&f->blk.vm);
+		if (got < n)
+			usleep(1000);
+	}
+	return got;
+}
+
+/* Writes in flight, then a flush: it runs only after all of them. */
+static void test_aio_flush_after_writes(void **state)
+{
+	struct fix *f = *state;
+	struct poller p;
+	struct vqm_buf st[4];
+
+	driver_up(f, V1 | F_FLUSH);
+	f->d.delay_us = 20000;
+	for (int i = 0; i < 3; i++) {
+		struct vqm_buf b[3] = {
+			hdr_buf(f, VIRTIO_BLK_T_OUT, 8 * i),
+			vqm_buf_new(&f->m, 4 * SECTOR, false, 0x40 + i),
+			st[i] = wbuf(f, 1),
+		};
+
+		vqm_add(&f->m, b, 3);
+	}
+	st[3] = wbuf(f, 1);
+	vqm_add(&f->m, (struct vqm_buf[]){ hdr_buf(f, VIRTIO_BLK_T_FLUSH, 0),
+					   st[3] }, 2);
+	poller_start(&p, f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(wait_used(f, 4), 4);
+	poller_stop(&p);
+	assert_int_equal(f->d.flushes, 1);
+	assert_int_equal(f->d.done_at_flush, 3);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(*P(f, st[i]), VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.data[16 * SECTOR], 0x42);
+}
+
+/* A reset with requests in flight waits for them and drops their results. */
+static void test_aio_reset_drains(void **state)
+{
+	struct fix *f = *state;
+	struct poller p;
+
+	driver_up(f, V1 | F_FLUSH);
+	f->d.delay_us = 20000;
+	for (int i = 0; i < 8; i++) {
+		struct vqm_buf b[3] = {
+			hdr_buf(f, VIRTIO_BLK_T_OUT, i),
+			vqm_buf_new(&f->m, SECTOR, false, 0x50),
+			wbuf(f, 1),
+		};
+
+		vqm_add(&f->m, b, 3);
+	}
+	poller_start(&p, f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	/* the reset returned: nothing is left running */
+	assert_int_equal(f->blk.inflight, 0);
+	assert_int_equal(f->d.writes_done, f->d.writes);
+	assert_int_equal(vqm_used_idx(&f->m), 0);
+	poller_stop(&p);
 }
 
 /* Without FLUSH negotiated every write is made stable before completion. */
@@ -1365,6 +1565,11 @@ int main(void)
 		T(test_status_is_last_byte),
 		T(test_backend_errors),
 		T(test_broken_queue),
+		T(test_flush_error_latched),
+		T(test_size_cap),
+		T(test_budget),
+		T(test_aio_flush_after_writes),
+		T(test_aio_reset_drains),
 		cmocka_unit_test(test_init_errors),
 		TF(test_file_read_write),
 		TF(test_file_lock),
