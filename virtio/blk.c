@@ -101,7 +101,8 @@ static void blk_iov(struct virtio_blk_io *io, const struct virtq_chain *c,
 		if (n > len)
 			n = len;
 		io->iov[io->iovcnt++] = (struct iovec){
-			.iov_base = c->segs[i].addr + skip, .iov_len = n,
+			.iov_base = c->segs[i].addr + skip,
+			.iov_len = n,
 		};
 		len -= n;
 		skip = 0;
@@ -190,8 +191,8 @@ static uint8_t blk_dwz(struct blk_req *rq)
 	status = blk_dwz_parse(rq, discard, segs, &nr);
 	if (status != VIRTIO_BLK_S_OK || !segs[0].num)
 		return status;
-	rq->io->op = discard ? VIRTIO_BLK_OP_DISCARD :
-			       VIRTIO_BLK_OP_WRITE_ZEROES;
+	rq->io->op =
+		discard ? VIRTIO_BLK_OP_DISCARD : VIRTIO_BLK_OP_WRITE_ZEROES;
 	rq->io->off = segs[0].sector * VIRTIO_BLK_SECTOR;
 	rq->io->len = (uint64_t)segs[0].num * VIRTIO_BLK_SECTOR;
 	rq->io->flush_after = rq->writethrough;
@@ -234,7 +235,8 @@ static uint8_t *blk_status_byte(const struct virtq_chain *c)
 static bool blk_decode(struct virtio_blk *blk, struct virtio_blk_req *req)
 {
 	const struct virtq_chain *chain = &req->chain;
-	struct blk_req rq = { .disk = &blk->disk, .io = &req->io,
+	struct blk_req rq = { .disk = &blk->disk,
+			      .io = &req->io,
 			      .chain = chain,
 			      .writethrough = blk->writethrough };
 	uint8_t hdr[VIRTIO_BLK_REQ_HDR_SIZE], status = VIRTIO_BLK_S_IOERR;
@@ -326,7 +328,8 @@ static const char *const blk_op_names[] = {
 };
 
 /* Each distinct (operation, error) of the host is logged once. */
-static void blk_log_error(struct virtio_blk *blk, const struct virtio_blk_io *io)
+static void blk_log_error(struct virtio_blk *blk,
+			  const struct virtio_blk_io *io)
 {
 	uint8_t op = io->flush_failed ? VIRTIO_BLK_OP_FLUSH : io->op;
 
@@ -335,7 +338,8 @@ static void blk_log_error(struct virtio_blk *blk, const struct virtio_blk_io *io
 			return;
 	if (blk->nr_logged < sizeof(blk->logged) / sizeof(*blk->logged))
 		blk->logged[blk->nr_logged++] = (typeof(blk->logged[0])){
-			.op = op, .err = io->res,
+			.op = op,
+			.err = io->res,
 		};
 	else
 		return;
@@ -458,8 +462,9 @@ static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
 
 	if (!req || virtq_pop(vq, &req->chain) <= 0)
 		return -1;
-	*req = (struct virtio_blk_req){ .chain = req->chain, .q = q,
-					.gen = blk->gen, .busy = true };
+	*req = (struct virtio_blk_req){
+		.chain = req->chain, .q = q, .gen = blk->gen, .busy = true
+	};
 	blk->inflight++;
 	if (blk_decode(blk, req))
 		blk_submit(blk, req);
@@ -500,7 +505,7 @@ static void blk_process(struct virtio_blk *blk, unsigned int q)
 		bytes += n;
 	}
 	if (n >= 0)
-		blk_rearm(blk);	/* the budget ran out: come back later */
+		blk_rearm(blk); /* the budget ran out: come back later */
 	virtio_mmio_signal_used(&blk->vm, q);
 }
 
@@ -526,8 +531,10 @@ static void blk_reap(struct virtio_blk *blk)
 	pthread_mutex_unlock(&a->lock);
 	for (; io; io = next) {
 		next = io->next;
-		blk_finish(blk, (struct virtio_blk_req *)((uint8_t *)io -
-			   offsetof(struct virtio_blk_req, io)));
+		blk_finish(blk,
+			   (struct virtio_blk_req
+				    *)((uint8_t *)io -
+				       offsetof(struct virtio_blk_req, io)));
 	}
 }
 
@@ -655,7 +662,7 @@ int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 	if (!blk_disk_ok(disk))
 		return -EINVAL;
 	blk->disk = *disk;
-	blk->writethrough = true;	/* until FEATURES_OK says otherwise */
+	blk->writethrough = true; /* until FEATURES_OK says otherwise */
 	dev.features = blk_features(disk);
 	blk_config_init(blk);
 	blk->aio = NULL;

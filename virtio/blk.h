@@ -173,7 +173,7 @@ void virtio_blk_disk_set_id(struct virtio_blk_disk *disk, const char *s);
 
 /* What a request asks of the backend. */
 enum virtio_blk_op {
-	VIRTIO_BLK_OP_NONE,	/* nothing: the status is already known */
+	VIRTIO_BLK_OP_NONE, /* nothing: the status is already known */
 	VIRTIO_BLK_OP_READ,
 	VIRTIO_BLK_OP_WRITE,
 	VIRTIO_BLK_OP_FLUSH,
@@ -186,10 +186,10 @@ struct virtio_blk_io {
 	enum virtio_blk_op op;
 	int iovcnt;
 	uint64_t off, len;
-	bool flush_after;	/* write-through: flush after a good write */
-	int res;		/* 0, or -errno (-EIO for a short transfer) */
-	bool flush_failed;	/* res came from flush (or flush_after) */
-	struct virtio_blk_io *next;	/* the engine's lists */
+	bool flush_after; /* write-through: flush after a good write */
+	int res; /* 0, or -errno (-EIO for a short transfer) */
+	bool flush_failed; /* res came from flush (or flush_after) */
+	struct virtio_blk_io *next; /* the engine's lists */
 	struct iovec iov[VIRTQ_CHAIN_MAX_SEGS];
 };
 
@@ -211,7 +211,7 @@ struct virtio_blk_aio {
 	pthread_cond_t work;
 	struct virtio_blk_io *queue, **queue_tail, *done;
 	bool quit;
-	int efd;		/* readable when done is not empty */
+	int efd; /* readable when done is not empty */
 	unsigned int nr_threads;
 	pthread_t threads[8];
 };
@@ -228,11 +228,11 @@ struct virtio_blk_req {
 	struct virtq_chain chain;
 	struct virtio_blk_io io;
 	unsigned int q;
-	uint32_t gen;		/* the device's reset count at pop */
-	uint64_t seq;		/* write: submission order; flush: barrier */
-	uint8_t *status;	/* the chain's status byte */
+	uint32_t gen; /* the device's reset count at pop */
+	uint64_t seq; /* write: submission order; flush: barrier */
+	uint8_t *status; /* the chain's status byte */
 	uint32_t used_len;
-	bool busy, parked;	/* in use; a flush waiting for writes */
+	bool busy, parked; /* in use; a flush waiting for writes */
 };
 
 struct virtio_blk {
@@ -251,7 +251,10 @@ struct virtio_blk {
 	uint64_t write_seq;
 	int flush_err; /* a failed flush, latched until reset */
 	pthread_cond_t drained; /* inflight reached 0 (with vm.lock) */
-	struct { uint8_t op; int err; } logged[16];
+	struct {
+		uint8_t op;
+		int err;
+	} logged[16];
 	unsigned int nr_logged;
 };
 

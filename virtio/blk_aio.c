@@ -13,8 +13,8 @@
 #include "virtio/blk.h"
 #include "lib/log.h"
 
-#define AIO_MAX_THREADS (sizeof(((struct virtio_blk_aio *)0)->threads) / \
-			 sizeof(pthread_t))
+#define AIO_MAX_THREADS \
+	(sizeof(((struct virtio_blk_aio *)0)->threads) / sizeof(pthread_t))
 
 /* The next queued call, or NULL when told to quit. */
 static struct virtio_blk_io *aio_next(struct virtio_blk_aio *a)

@@ -78,9 +78,10 @@ static ssize_t blk_file_bounce(struct virtio_blk_file *f, bool write,
 	struct iovec b = { .iov_len = len };
 	ssize_t n;
 
-	b.iov_base = aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN,
-				   (len + VIRTIO_BLK_BOUNCE_ALIGN - 1) &
-					   ~(size_t)(VIRTIO_BLK_BOUNCE_ALIGN - 1));
+	b.iov_base =
+		aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN,
+			      (len + VIRTIO_BLK_BOUNCE_ALIGN - 1) &
+				      ~(size_t)(VIRTIO_BLK_BOUNCE_ALIGN - 1));
 	if (!b.iov_base)
 		return -ENOMEM;
 	for (int i = 0; write && i < iovcnt; pos += iov[i++].iov_len)
@@ -95,16 +96,15 @@ static ssize_t blk_file_bounce(struct virtio_blk_file *f, bool write,
 }
 
 static ssize_t blk_file_io(struct virtio_blk_file *f, bool write,
-			   const struct iovec *iov, int iovcnt,
-			   uint64_t offset)
+			   const struct iovec *iov, int iovcnt, uint64_t offset)
 {
 	if (f->direct && !blk_file_aligned(iov, iovcnt))
 		return blk_file_bounce(f, write, iov, iovcnt, offset);
 	return blk_file_rw(f->fd, write, iov, iovcnt, offset);
 }
 
-static ssize_t blk_file_readv(void *opaque, const struct iovec *iov,
-			      int iovcnt, uint64_t offset)
+static ssize_t blk_file_readv(void *opaque, const struct iovec *iov, int iovcnt,
+			      uint64_t offset)
 {
 	return blk_file_io(opaque, false, iov, iovcnt, offset);
 }

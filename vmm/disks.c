@@ -25,8 +25,7 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 	if (ret)
 		return ret;
 	virtio_blk_file_disk(f, base ? base + 1 : dc->path, &disk);
-	ret = virtio_blk_init(blk, &slot->res, &b->vm->mem, &slot->line,
-			      &disk);
+	ret = virtio_blk_init(blk, &slot->res, &b->vm->mem, &slot->line, &disk);
 	if (ret) {
 		pr_err("%s: cannot set up virtio-blk: %s", dc->path,
 		       strerror(-ret));
@@ -47,9 +46,10 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 		return ret;
 	}
 	virtio_blk_set_aio(blk, &d->aio[d->nr]);
-	pr_debug("%s: virtio-blk I/O engine: thread pool (%u threads), depth %u, preadv/pwritev on guest buffers%s",
-		 dc->path, d->aio[d->nr].nr_threads, VIRTIO_BLK_DEPTH,
-		 dc->direct ? " (O_DIRECT)" : "");
+	pr_debug(
+		"%s: virtio-blk I/O engine: thread pool (%u threads), depth %u, preadv/pwritev on guest buffers%s",
+		dc->path, d->aio[d->nr].nr_threads, VIRTIO_BLK_DEPTH,
+		dc->direct ? " (O_DIRECT)" : "");
 	d->nr++;
 	return 0;
 }
@@ -65,8 +65,7 @@ int disks_watch(struct disks *d, struct iothread *io)
 	int ret = 0;
 
 	for (unsigned int i = 0; !ret && i < d->nr; i++)
-		ret = iothread_add(io, d->aio[i].efd, disks_handle,
-				   &d->blk[i]);
+		ret = iothread_add(io, d->aio[i].efd, disks_handle, &d->blk[i]);
 	return ret;
 }
 

@@ -257,7 +257,8 @@ static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)
 		c->disk[i] = i * 31 + 7;
 	memcpy(c->tail_copy, c->disk + c->visible, c->disk_size - c->visible);
 	virtio_blk_disk_set_id(&disk, "fuzz-disk");
-	CHECK(virtio_blk_init(&c->blk, &SLOT_RES(0), &c->mem, &irq, &disk) == 0);
+	CHECK(virtio_blk_init(&c->blk, &SLOT_RES(0), &c->mem, &irq, &disk) ==
+	      0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

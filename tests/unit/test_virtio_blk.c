@@ -373,12 +373,12 @@ static void test_identity(void **state)
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_ID), 2);
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), 256);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES),
-			 (1u << 1) | (1u << 2) | (1u << 6) | (1u << 9) | (1u << 13) |
-				 (1u << 14) | (1u << 28) | (1u << 29));
+			 (1u << 1) | (1u << 2) | (1u << 6) | (1u << 9) |
+				 (1u << 13) | (1u << 14) | (1u << 28) |
+				 (1u << 29));
 	wr(f, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES), 1);
-	assert_int_equal(f->blk.vm.res.base,
-			 0x10002000);
+	assert_int_equal(f->blk.vm.res.base, 0x10002000);
 	assert_int_equal(f->blk.vm.res.irq, 2);
 }
 
@@ -425,8 +425,8 @@ static void test_config_ro_and_basic(void **state)
 		return;
 	}
 	/* without discard / write-zeroes ops: no features, fields zero */
-	assert_int_equal(features, (1u << 1) | (1u << 2) | (1u << 6) | (1u << 9) |
-					   (1u << 28) | (1u << 29));
+	assert_int_equal(features, (1u << 1) | (1u << 2) | (1u << 6) |
+					   (1u << 9) | (1u << 28) | (1u << 29));
 	for (uint32_t off = 36; off < 60; off += 4)
 		assert_int_equal(cfg32(f, off), 0);
 	driver_up(f, V1 | F_FLUSH);
@@ -834,8 +834,9 @@ static void test_aio_flush_after_writes(void **state)
 		vqm_add(&f->m, b, 3);
 	}
 	st[3] = wbuf(f, 1);
-	vqm_add(&f->m, (struct vqm_buf[]){ hdr_buf(f, VIRTIO_BLK_T_FLUSH, 0),
-					   st[3] }, 2);
+	vqm_add(&f->m,
+		(struct vqm_buf[]){ hdr_buf(f, VIRTIO_BLK_T_FLUSH, 0), st[3] },
+		2);
 	poller_start(&p, f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(wait_used(f, 4), 4);
@@ -1203,20 +1204,25 @@ static void test_init_errors(void **state)
 	(void)state;
 	log_level = -1;
 	assert_non_null(blk);
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, NULL), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, NULL),
+			 -EINVAL);
 	disk.ops = NULL;
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk),
+			 -EINVAL);
 	disk.ops = &no_write;
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk),
+			 -EINVAL);
 	disk.read_only = true; /* fine without write when read-only */
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), 0);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk),
+			 0);
 	virtio_blk_destroy(blk);
 	/* a bad slot: nothing leaks (ASan checks) */
 	assert_int_equal(virtio_blk_init(blk, NULL, &mem, NULL, &disk),
 			 -EINVAL);
 	/* a disk smaller than a sector has capacity 0 */
 	disk.size = 511;
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), 0);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk),
+			 0);
 	assert_int_equal(blk->config[0], 0);
 	virtio_blk_destroy(blk);
 	free(blk);
@@ -1372,8 +1378,9 @@ static void test_file_read_only(void **state)
 	virtio_blk_file_disk(&bf, NULL, &disk);
 	assert_true(disk.read_only);
 	assert_null(bf.zeroes);
-	assert_int_equal(op_read(&virtio_blk_file_ops, &bf, buf, SECTOR, SECTOR),
-			 SECTOR);
+	assert_int_equal(
+		op_read(&virtio_blk_file_ops, &bf, buf, SECTOR, SECTOR),
+		SECTOR);
 	assert_int_equal(buf[0], SECTOR % 251);
 	/* the descriptor itself refuses writes */
 	assert_int_equal(op_write(&virtio_blk_file_ops, &bf, buf, SECTOR, 0),
@@ -1445,8 +1452,7 @@ static void test_file_direct(void **state)
 	assert_int_equal(op_write(ops, &bf, buf, 8 * SECTOR, 8 * SECTOR),
 			 8 * SECTOR);
 	memset(buf, 0, BUF_SIZE);
-	assert_int_equal(op_read(ops, &bf, buf, BUF_SIZE, 0),
-			 BUF_SIZE);
+	assert_int_equal(op_read(ops, &bf, buf, BUF_SIZE, 0), BUF_SIZE);
 	assert_int_equal(buf[8 * SECTOR], 0x3c);
 	assert_int_equal(buf[16 * SECTOR], (16 * SECTOR) % 251);
 	assert_int_equal(ops->write_zeroes(&bf, 0, SECTOR * 8), 0);
@@ -1499,8 +1505,9 @@ static void test_file_end_to_end(void **state)
 	assert_int_equal(virtio_blk_file_open(&bf, path, false, false), 0);
 	virtio_blk_file_disk(&bf, "e2e", &disk);
 	vqm_init(&f->m, RAM_SIZE, NUM);
-	assert_int_equal(virtio_blk_init(&f->blk, &SLOT_RES(0), &f->m.mem, &irq, &disk),
-			 0);
+	assert_int_equal(
+		virtio_blk_init(&f->blk, &SLOT_RES(0), &f->m.mem, &irq, &disk),
+		0);
 	assert_int_equal(cfg32(f, 0), 100);
 	driver_up(f, V1 | F_FLUSH);
 	out = vqm_buf_new(&f->m, SECTOR, false, 0xab);
