@@ -462,9 +462,11 @@ static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
 
 	if (!req || virtq_pop(vq, &req->chain) <= 0)
 		return -1;
-	*req = (struct virtio_blk_req){
-		.chain = req->chain, .q = q, .gen = blk->gen, .busy = true
-	};
+	req->q = q;
+	req->gen = blk->gen;
+	req->seq = 0;
+	req->busy = true;
+	req->parked = false;
 	blk->inflight++;
 	if (blk_decode(blk, req))
 		blk_submit(blk, req);
