@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* virtio-blk device core; see blk.h. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "virtio/blk.h"
 #include "lib/log.h"
@@ -10,9 +12,10 @@
 /* One request being decoded: the chain's cursors and the header. */
 struct blk_req {
 	const struct virtio_blk_disk *disk;
+	struct virtio_blk_io *io;
 	struct virtq_reader r; /* positioned after the header */
-	struct virtq_writer w; /* data goes here; the status byte is last */
-	uint8_t *bounce;
+	struct virtq_writer w; /* GET_ID goes here; the status byte is last */
+	const struct virtq_chain *chain;
 	bool writethrough;
 	uint32_t type;
 	uint64_t sector;
@@ -50,26 +53,6 @@ static bool blk_range_ok(const struct virtio_blk_disk *disk, uint64_t sector,
 	return len <= bytes - sector * VIRTIO_BLK_SECTOR;
 }
 
-static uint8_t blk_flush_disk(const struct virtio_blk_disk *disk)
-{
-	int ret;
-
-	if (!disk->ops->flush)
-		return VIRTIO_BLK_S_OK;
-	ret = disk->ops->flush(disk->opaque);
-	if (ret < 0) {
-		pr_once(LOG_WARN, "virtio-blk: disk flush failed (%d)", ret);
-		return VIRTIO_BLK_S_IOERR;
-	}
-	return VIRTIO_BLK_S_OK;
-}
-
-/* After a successful write: make it stable when in write-through mode. */
-static uint8_t blk_written(const struct blk_req *rq)
-{
-	return rq->writethrough ? blk_flush_disk(rq->disk) : VIRTIO_BLK_S_OK;
-}
-
 static bool blk_refuse_ro(const struct blk_req *rq)
 {
 	if (!rq->disk->read_only)
@@ -78,11 +61,15 @@ static bool blk_refuse_ro(const struct blk_req *rq)
 	return true;
 }
 
-/* IN/OUT: whole sectors inside the disk. */
+/* IN/OUT: whole sectors inside the disk, at most the advertised size. */
 static bool blk_rw_ok(const struct blk_req *rq)
 {
 	if (rq->data_len % VIRTIO_BLK_SECTOR) {
 		pr_guest_once("virtio-blk: data length not a multiple of 512");
+		return false;
+	}
+	if (rq->data_len > VIRTIO_BLK_REQ_MAX) {
+		pr_guest_once("virtio-blk: request above size_max * seg_max");
 		return false;
 	}
 	if (!blk_range_ok(rq->disk, rq->sector, rq->data_len)) {
@@ -92,54 +79,54 @@ static bool blk_rw_ok(const struct blk_req *rq)
 	return true;
 }
 
-static size_t blk_chunk(uint64_t left)
+/*
+ * io->iov: bytes [skip, skip + len) of the chain's readable (or writable)
+ * part, the guest's buffers themselves.
+ */
+static void blk_iov(struct virtio_blk_io *io, const struct virtq_chain *c,
+		    bool writable, uint64_t skip, uint64_t len)
 {
-	return left < VIRTIO_BLK_BOUNCE_SIZE ? left : VIRTIO_BLK_BOUNCE_SIZE;
+	unsigned int i = writable ? c->nr_readable : 0;
+	unsigned int end = writable ? c->nr_segs : c->nr_readable;
+
+	io->iovcnt = 0;
+	for (; i < end && len; i++) {
+		uint64_t n = c->segs[i].len;
+
+		if (skip >= n) {
+			skip -= n;
+			continue;
+		}
+		n -= skip;
+		if (n > len)
+			n = len;
+		io->iov[io->iovcnt++] = (struct iovec){
+			.iov_base = c->segs[i].addr + skip,
+			.iov_len = n,
+		};
+		len -= n;
+		skip = 0;
+	}
 }
 
-static uint8_t blk_in(struct blk_req *rq)
+static uint8_t blk_rw(struct blk_req *rq, bool write)
 {
-	const struct virtio_blk_disk *d = rq->disk;
-	uint64_t off = rq->sector * VIRTIO_BLK_SECTOR;
-	ssize_t ret;
-	size_t n;
+	struct virtio_blk_io *io = rq->io;
 
-	if (!blk_rw_ok(rq))
+	if ((write && blk_refuse_ro(rq)) || !blk_rw_ok(rq))
 		return VIRTIO_BLK_S_IOERR;
-	for (uint64_t done = 0; done < rq->data_len; done += n) {
-		n = blk_chunk(rq->data_len - done);
-		ret = d->ops->read(d->opaque, rq->bounce, n, off + done);
-		if (ret != (ssize_t)n) {
-			pr_once(LOG_WARN, "virtio-blk: disk read failed (%zd)",
-				ret);
-			return VIRTIO_BLK_S_IOERR;
-		}
-		virtq_writer_write(&rq->w, rq->bounce, n);
-	}
+	if (!rq->data_len)
+		return VIRTIO_BLK_S_OK; /* nothing to move */
+	io->op = write ? VIRTIO_BLK_OP_WRITE : VIRTIO_BLK_OP_READ;
+	io->off = rq->sector * VIRTIO_BLK_SECTOR;
+	io->len = rq->data_len;
+	io->flush_after = write && rq->writethrough;
+	if (write)
+		blk_iov(io, rq->chain, false, VIRTIO_BLK_REQ_HDR_SIZE,
+			rq->data_len);
+	else
+		blk_iov(io, rq->chain, true, 0, rq->data_len);
 	return VIRTIO_BLK_S_OK;
-}
-
-static uint8_t blk_out(struct blk_req *rq)
-{
-	const struct virtio_blk_disk *d = rq->disk;
-	uint64_t off = rq->sector * VIRTIO_BLK_SECTOR;
-	ssize_t ret;
-	size_t n;
-
-	if (blk_refuse_ro(rq) || !blk_rw_ok(rq))
-		return VIRTIO_BLK_S_IOERR;
-	for (uint64_t done = 0; done < rq->data_len; done += n) {
-		n = blk_chunk(rq->data_len - done);
-		if (virtq_reader_read(&rq->r, rq->bounce, n) != n)
-			return VIRTIO_BLK_S_IOERR; /* cannot happen */
-		ret = d->ops->write(d->opaque, rq->bounce, n, off + done);
-		if (ret != (ssize_t)n) {
-			pr_once(LOG_WARN, "virtio-blk: disk write failed (%zd)",
-				ret);
-			return VIRTIO_BLK_S_IOERR;
-		}
-	}
-	return blk_written(rq);
 }
 
 static uint8_t blk_get_id(struct blk_req *rq)
@@ -151,7 +138,7 @@ static uint8_t blk_get_id(struct blk_req *rq)
 	return VIRTIO_BLK_S_OK;
 }
 
-/* Read and check the segments; returns the status and fills segs. */
+/* Read and check the segment(s); returns the status and fills segs. */
 static uint8_t blk_dwz_parse(struct blk_req *rq, bool discard,
 			     struct blk_dwz_seg *segs, unsigned int *nr)
 {
@@ -189,45 +176,39 @@ static uint8_t blk_dwz_parse(struct blk_req *rq, bool discard,
 
 static uint8_t blk_dwz(struct blk_req *rq)
 {
-	const struct virtio_blk_disk *d = rq->disk;
+	const struct virtio_blk_disk_ops *ops = rq->disk->ops;
 	bool discard = rq->type == VIRTIO_BLK_T_DISCARD;
-	int (*op)(void *, uint64_t, uint64_t) =
-		discard ? d->ops->discard : d->ops->write_zeroes;
 	struct blk_dwz_seg segs[VIRTIO_BLK_MAX_DWZ_SEG];
 	unsigned int nr;
 	uint8_t status;
-	int ret;
 
-	if (!op) {
+	if (!(discard ? ops->discard : ops->write_zeroes)) {
 		pr_guest_once("virtio-blk: discard/write-zeroes not offered");
 		return VIRTIO_BLK_S_UNSUPP;
 	}
 	if (blk_refuse_ro(rq))
 		return VIRTIO_BLK_S_IOERR;
 	status = blk_dwz_parse(rq, discard, segs, &nr);
-	for (unsigned int i = 0; status == VIRTIO_BLK_S_OK && i < nr; i++) {
-		if (!segs[i].num)
-			continue;
-		ret = op(d->opaque, segs[i].sector * VIRTIO_BLK_SECTOR,
-			 (uint64_t)segs[i].num * VIRTIO_BLK_SECTOR);
-		if (ret < 0) {
-			pr_once(LOG_WARN, "virtio-blk: disk %s failed (%d)",
-				discard ? "discard" : "write-zeroes", ret);
-			status = VIRTIO_BLK_S_IOERR;
-		}
-	}
-	return status == VIRTIO_BLK_S_OK ? blk_written(rq) : status;
+	if (status != VIRTIO_BLK_S_OK || !segs[0].num)
+		return status;
+	rq->io->op =
+		discard ? VIRTIO_BLK_OP_DISCARD : VIRTIO_BLK_OP_WRITE_ZEROES;
+	rq->io->off = segs[0].sector * VIRTIO_BLK_SECTOR;
+	rq->io->len = (uint64_t)segs[0].num * VIRTIO_BLK_SECTOR;
+	rq->io->flush_after = rq->writethrough;
+	return VIRTIO_BLK_S_OK;
 }
 
 static uint8_t blk_dispatch(struct blk_req *rq)
 {
 	switch (rq->type) {
 	case VIRTIO_BLK_T_IN:
-		return blk_in(rq);
+		return blk_rw(rq, false);
 	case VIRTIO_BLK_T_OUT:
-		return blk_out(rq);
+		return blk_rw(rq, true);
 	case VIRTIO_BLK_T_FLUSH:
-		return blk_flush_disk(rq->disk);
+		rq->io->op = VIRTIO_BLK_OP_FLUSH;
+		return VIRTIO_BLK_S_OK;
 	case VIRTIO_BLK_T_GET_ID:
 		return blk_get_id(rq);
 	case VIRTIO_BLK_T_DISCARD:
@@ -246,20 +227,27 @@ static uint8_t *blk_status_byte(const struct virtq_chain *c)
 	return last->addr + last->len - 1;
 }
 
-struct virtio_blk_result virtio_blk_handle(const struct virtio_blk_disk *disk,
-					   const struct virtq_chain *chain,
-					   uint8_t *bounce, bool writethrough)
+/*
+ * Decode the request in req->chain into req->io (op NONE when nothing is
+ * left to do), its status byte and used length.  false: no status byte
+ * (the chain is returned untouched).
+ */
+static bool blk_decode(struct virtio_blk *blk, struct virtio_blk_req *req)
 {
-	struct blk_req rq = { .disk = disk,
-			      .bounce = bounce,
-			      .writethrough = writethrough };
-	struct virtio_blk_result res = { .status = VIRTIO_BLK_S_IOERR };
-	uint8_t hdr[VIRTIO_BLK_REQ_HDR_SIZE];
+	const struct virtq_chain *chain = &req->chain;
+	struct blk_req rq = { .disk = &blk->disk,
+			      .io = &req->io,
+			      .chain = chain,
+			      .writethrough = blk->writethrough };
+	uint8_t hdr[VIRTIO_BLK_REQ_HDR_SIZE], status = VIRTIO_BLK_S_IOERR;
 	uint64_t written;
 
+	req->io = (struct virtio_blk_io){ .op = VIRTIO_BLK_OP_NONE };
+	req->status = NULL;
+	req->used_len = 0;
 	if (!chain->writable_len) {
 		pr_guest_once("virtio-blk: request without a status byte");
-		return (struct virtio_blk_result){ .status = -1 };
+		return false;
 	}
 	virtq_reader_init(&rq.r, chain);
 	virtq_writer_init(&rq.w, chain);
@@ -271,35 +259,313 @@ struct virtio_blk_result virtio_blk_handle(const struct virtio_blk_disk *disk,
 			rq.data_len = chain->writable_len - 1;
 		else
 			rq.data_len = virtq_reader_remaining(&rq.r);
-		res.status = blk_dispatch(&rq);
+		status = blk_dispatch(&rq);
 	} else {
 		pr_guest_once("virtio-blk: request header too short");
 	}
-	*blk_status_byte(chain) = res.status;
+	if (status != VIRTIO_BLK_S_OK)
+		req->io.op = VIRTIO_BLK_OP_NONE;
+	req->status = blk_status_byte(chain);
+	*req->status = status;
 	written = (uint64_t)virtq_writer_written(&rq.w) + 1;
-	res.used_len = written > UINT32_MAX ? UINT32_MAX : written;
-	return res;
+	if (req->io.op == VIRTIO_BLK_OP_READ)
+		written += req->io.len;
+	req->used_len = written > UINT32_MAX ? UINT32_MAX : written;
+	return true;
 }
 
-/* --- the device ---------------------------------------------------------- */
+/* --- the backend call ---------------------------------------------------- */
 
-static int blk_request(void *opaque, const struct virtq_chain *chain,
-		       uint32_t *len)
+static int blk_exec_rw(const struct virtio_blk_disk *d,
+		       const struct virtio_blk_io *io)
 {
-	struct virtio_blk *blk = opaque;
-	struct virtio_blk_result res;
+	ssize_t n;
 
-	res = virtio_blk_handle(&blk->disk, chain, blk->bounce,
-				blk->writethrough);
-	*len = res.used_len;
-	return 0;
+	if (io->op == VIRTIO_BLK_OP_READ)
+		n = d->ops->readv(d->opaque, io->iov, io->iovcnt, io->off);
+	else
+		n = d->ops->writev(d->opaque, io->iov, io->iovcnt, io->off);
+	if (n < 0)
+		return n;
+	return (uint64_t)n == io->len ? 0 : -EIO;
+}
+
+void virtio_blk_exec(const struct virtio_blk_disk *disk,
+		     struct virtio_blk_io *io)
+{
+	const struct virtio_blk_disk_ops *ops = disk->ops;
+
+	io->flush_failed = false;
+	switch (io->op) {
+	case VIRTIO_BLK_OP_READ:
+	case VIRTIO_BLK_OP_WRITE:
+		io->res = blk_exec_rw(disk, io);
+		break;
+	case VIRTIO_BLK_OP_DISCARD:
+		io->res = ops->discard(disk->opaque, io->off, io->len);
+		break;
+	case VIRTIO_BLK_OP_WRITE_ZEROES:
+		io->res = ops->write_zeroes(disk->opaque, io->off, io->len);
+		break;
+	case VIRTIO_BLK_OP_FLUSH:
+		io->res = ops->flush ? ops->flush(disk->opaque) : 0;
+		io->flush_failed = io->res < 0;
+		return;
+	default:
+		io->res = 0;
+		return;
+	}
+	if (!io->res && io->flush_after && ops->flush) {
+		io->res = ops->flush(disk->opaque);
+		io->flush_failed = io->res < 0;
+	}
+}
+
+/* --- the device: slots, submission and completion ------------------------ */
+
+static const char *const blk_op_names[] = {
+	"none", "read", "write", "flush", "discard", "write-zeroes",
+};
+
+/* Each distinct (operation, error) of the host is logged once. */
+static void blk_log_error(struct virtio_blk *blk,
+			  const struct virtio_blk_io *io)
+{
+	uint8_t op = io->flush_failed ? VIRTIO_BLK_OP_FLUSH : io->op;
+
+	for (unsigned int i = 0; i < blk->nr_logged; i++)
+		if (blk->logged[i].op == op && blk->logged[i].err == io->res)
+			return;
+	if (blk->nr_logged < sizeof(blk->logged) / sizeof(*blk->logged))
+		blk->logged[blk->nr_logged++] = (typeof(blk->logged[0])){
+			.op = op,
+			.err = io->res,
+		};
+	else
+		return;
+	pr_warn("virtio-blk: disk %s failed: %s", blk_op_names[op],
+		io->res == -EIO ? "I/O error or short transfer" :
+				  strerror(-io->res));
+}
+
+static struct virtio_blk_req *blk_free_slot(struct virtio_blk *blk)
+{
+	for (unsigned int i = 0; i < VIRTIO_BLK_DEPTH; i++)
+		if (!blk->reqs[i].busy)
+			return &blk->reqs[i];
+	return NULL;
+}
+
+/* Is a write submitted at or before seq still running? */
+static bool blk_writes_before(const struct virtio_blk *blk, uint64_t seq)
+{
+	for (unsigned int i = 0; i < VIRTIO_BLK_DEPTH; i++) {
+		const struct virtio_blk_req *r = &blk->reqs[i];
+
+		if (r->busy && !r->parked && r->seq && r->seq <= seq)
+			return true;
+	}
+	return false;
+}
+
+static bool blk_is_write(enum virtio_blk_op op)
+{
+	return op == VIRTIO_BLK_OP_WRITE || op == VIRTIO_BLK_OP_DISCARD ||
+	       op == VIRTIO_BLK_OP_WRITE_ZEROES;
+}
+
+/* Return the slot's chain to the guest (unless reset since) and free it. */
+static void blk_finish(struct virtio_blk *blk, struct virtio_blk_req *req)
+{
+	struct virtio_blk_io *io = &req->io;
+
+	if (io->op != VIRTIO_BLK_OP_NONE && io->res < 0) {
+		blk_log_error(blk, io);
+		if (io->flush_failed)
+			blk->flush_err = io->res;
+	}
+	if (req->gen == blk->gen) {
+		if (io->op != VIRTIO_BLK_OP_NONE && io->res < 0) {
+			*req->status = VIRTIO_BLK_S_IOERR;
+			req->used_len = 1;
+		}
+		virtq_push(&blk->vm.queues[req->q], req->chain.head,
+			   req->used_len);
+	}
+	req->busy = req->parked = false;
+	req->seq = 0;
+	if (!--blk->inflight)
+		pthread_cond_broadcast(&blk->drained);
+}
+
+/* Hand a decoded request to the engine, or run it here. */
+static void blk_start(struct virtio_blk *blk, struct virtio_blk_req *req)
+{
+	struct virtio_blk_io *io = &req->io;
+	struct virtio_blk_aio *a = blk->aio;
+
+	req->parked = false;
+	if (io->op == VIRTIO_BLK_OP_NONE || !a) {
+		virtio_blk_exec(&blk->disk, io);
+		blk_finish(blk, req);
+		return;
+	}
+	io->next = NULL;
+	pthread_mutex_lock(&a->lock);
+	*a->queue_tail = io;
+	a->queue_tail = &io->next;
+	pthread_cond_signal(&a->work);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/*
+ * A decoded request: a flush waits for the writes before it; one after a
+ * latched flush failure fails at once (as does a write-through write).
+ */
+static void blk_submit(struct virtio_blk *blk, struct virtio_blk_req *req)
+{
+	struct virtio_blk_io *io = &req->io;
+
+	if (blk->flush_err && (io->op == VIRTIO_BLK_OP_FLUSH ||
+			       (blk_is_write(io->op) && io->flush_after))) {
+		*req->status = VIRTIO_BLK_S_IOERR;
+		io->op = VIRTIO_BLK_OP_NONE;
+	}
+	if (blk_is_write(io->op))
+		req->seq = ++blk->write_seq;
+	if (io->op == VIRTIO_BLK_OP_FLUSH &&
+	    blk_writes_before(blk, blk->write_seq)) {
+		req->seq = 0;
+		req->parked = true;
+		req->io.off = blk->write_seq; /* the barrier */
+		return;
+	}
+	blk_start(blk, req);
+}
+
+/* Start the parked flushes whose writes have all completed. */
+static void blk_unpark(struct virtio_blk *blk)
+{
+	for (unsigned int i = 0; i < VIRTIO_BLK_DEPTH; i++) {
+		struct virtio_blk_req *r = &blk->reqs[i];
+
+		if (r->busy && r->parked && !blk_writes_before(blk, r->io.off))
+			blk_start(blk, r);
+	}
+}
+
+/* Pop one chain into a free slot and submit it: its data bytes, or -1. */
+static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
+{
+	struct virtio_blk_req *req = blk_free_slot(blk);
+	struct virtqueue *vq = &blk->vm.queues[q];
+
+	if (!req || virtq_pop(vq, &req->chain) <= 0)
+		return -1;
+	req->q = q;
+	req->gen = blk->gen;
+	req->seq = 0;
+	req->busy = true;
+	req->parked = false;
+	blk->inflight++;
+	if (blk_decode(blk, req))
+		blk_submit(blk, req);
+	else
+		blk_start(blk, req); /* no status byte: returned untouched */
+	return req->io.len;
+}
+
+static void blk_rearm(struct virtio_blk *blk)
+{
+	uint64_t one = 1;
+
+	if (blk->aio) {
+		if (write(blk->aio->efd, &one, sizeof(one)) < 0)
+			pr_once(LOG_WARN, "virtio-blk: eventfd: %s",
+				strerror(errno));
+	} else if (blk->rearm) {
+		blk->rearm(blk->rearm_opaque);
+	}
+}
+
+/* Lock held: take chains from a live queue q within the budget. */
+static void blk_process(struct virtio_blk *blk, unsigned int q)
+{
+	bool budget = blk->aio || blk->rearm;
+	uint64_t bytes = 0;
+	unsigned int chains;
+	int64_t n = 0;
+
+	if (!virtio_mmio_queue_live(&blk->vm, q))
+		return;
+	for (chains = 0; !budget || (chains < VIRTIO_BLK_BUDGET_CHAINS &&
+				     bytes < VIRTIO_BLK_BUDGET_BYTES);
+	     chains++) {
+		n = blk_take(blk, q);
+		if (n < 0)
+			break;
+		bytes += n;
+	}
+	if (n >= 0)
+		blk_rearm(blk); /* the budget ran out: come back later */
+	virtio_mmio_signal_used(&blk->vm, q);
 }
 
 static void blk_notify(void *opaque, unsigned int q)
 {
+	blk_process(opaque, q);
+}
+
+/* Lock held: the engine's finished calls, in any order. */
+static void blk_reap(struct virtio_blk *blk)
+{
+	struct virtio_blk_aio *a = blk->aio;
+	struct virtio_blk_io *io, *next;
+	uint64_t v;
+
+	if (!a)
+		return;
+	if (read(a->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		pr_once(LOG_WARN, "virtio-blk: eventfd: %s", strerror(errno));
+	pthread_mutex_lock(&a->lock);
+	io = a->done;
+	a->done = NULL;
+	pthread_mutex_unlock(&a->lock);
+	for (; io; io = next) {
+		next = io->next;
+		blk_finish(blk,
+			   (struct virtio_blk_req
+				    *)((uint8_t *)io -
+				       offsetof(struct virtio_blk_req, io)));
+	}
+}
+
+void virtio_blk_poll(struct virtio_blk *blk)
+{
+	virtio_mmio_lock(&blk->vm);
+	blk_reap(blk);
+	blk_unpark(blk);
+	for (unsigned int q = 0; q < blk->vm.dev.num_queues; q++)
+		blk_process(blk, q);
+	virtio_mmio_unlock(&blk->vm);
+}
+
+/*
+ * Lock held (a driver reset or a guest reboot): requests in flight finish
+ * first, their results dropped; waiting flushes never start.
+ */
+static void blk_reset(void *opaque)
+{
 	struct virtio_blk *blk = opaque;
 
-	virtio_mmio_process(&blk->vm, q, &blk->chain, blk_request, blk);
+	blk->gen++;
+	for (unsigned int i = 0; i < VIRTIO_BLK_DEPTH; i++)
+		if (blk->reqs[i].busy && blk->reqs[i].parked)
+			blk_finish(blk, &blk->reqs[i]);
+	while (blk->inflight)
+		pthread_cond_wait(&blk->drained, &blk->vm.lock);
+	blk->flush_err = 0;
+	blk->writethrough = true;
 }
 
 /* Without FLUSH the guest expects every write to be stable at once. */
@@ -321,7 +587,8 @@ static void blk_config_read(void *opaque, uint32_t offset, void *data,
 
 static uint64_t blk_features(const struct virtio_blk_disk *disk)
 {
-	uint64_t f = VIRTIO_BIT(VIRTIO_BLK_F_SEG_MAX) |
+	uint64_t f = VIRTIO_BIT(VIRTIO_BLK_F_SIZE_MAX) |
+		     VIRTIO_BIT(VIRTIO_BLK_F_SEG_MAX) |
 		     VIRTIO_BIT(VIRTIO_BLK_F_BLK_SIZE) |
 		     VIRTIO_BIT(VIRTIO_BLK_F_FLUSH);
 
@@ -347,6 +614,7 @@ static void blk_config_init(struct virtio_blk *blk)
 	memset(blk->config, 0, sizeof(blk->config));
 	blk_config_put(blk, VIRTIO_BLK_CFG_CAPACITY, 8,
 		       d->size / VIRTIO_BLK_SECTOR);
+	blk_config_put(blk, VIRTIO_BLK_CFG_SIZE_MAX, 4, VIRTIO_BLK_SIZE_MAX);
 	blk_config_put(blk, VIRTIO_BLK_CFG_SEG_MAX, 4, VIRTIO_BLK_SEG_MAX);
 	blk_config_put(blk, VIRTIO_BLK_CFG_BLK_SIZE, 4, VIRTIO_BLK_BLK_SIZE);
 	if (d->ops->discard) {
@@ -369,12 +637,13 @@ static const struct virtio_dev_ops blk_dev_ops = {
 	.notify = blk_notify,
 	.features_ok = blk_features_ok,
 	.config_read = blk_config_read,
+	.reset = blk_reset,
 };
 
 static bool blk_disk_ok(const struct virtio_blk_disk *disk)
 {
-	return disk && disk->ops && disk->ops->read &&
-	       (disk->read_only || disk->ops->write);
+	return disk && disk->ops && disk->ops->readv &&
+	       (disk->read_only || disk->ops->writev);
 }
 
 int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
@@ -395,17 +664,22 @@ int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 	if (!blk_disk_ok(disk))
 		return -EINVAL;
 	blk->disk = *disk;
-	blk->writethrough = true;	/* until FEATURES_OK says otherwise */
+	blk->writethrough = true; /* until FEATURES_OK says otherwise */
 	dev.features = blk_features(disk);
 	blk_config_init(blk);
-	blk->bounce =
-		aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN, VIRTIO_BLK_BOUNCE_SIZE);
-	if (!blk->bounce)
+	blk->aio = NULL;
+	blk->rearm = NULL;
+	blk->inflight = blk->gen = blk->nr_logged = 0;
+	blk->write_seq = 0;
+	blk->flush_err = 0;
+	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
+	if (!blk->reqs)
 		return -ENOMEM;
-	ret = virtio_mmio_init(&blk->vm, res, mem, irq, &dev);
+	ret = pthread_cond_init(&blk->drained, NULL);
+	ret = ret ? -ret : virtio_mmio_init(&blk->vm, res, mem, irq, &dev);
 	if (ret) {
-		free(blk->bounce);
-		blk->bounce = NULL;
+		free(blk->reqs);
+		blk->reqs = NULL;
 	}
 	return ret;
 }
@@ -413,6 +687,12 @@ int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 void virtio_blk_destroy(struct virtio_blk *blk)
 {
 	virtio_mmio_destroy(&blk->vm);
-	free(blk->bounce);
-	blk->bounce = NULL;
+	pthread_cond_destroy(&blk->drained);
+	free(blk->reqs);
+	blk->reqs = NULL;
+}
+
+void virtio_blk_set_aio(struct virtio_blk *blk, struct virtio_blk_aio *aio)
+{
+	blk->aio = aio;
 }

@@ -3,38 +3,50 @@
  * virtio-blk (virtio 1.2 §5.2): device ID 2, one request queue of
  * VIRTIO_BLK_QUEUE_SIZE entries.
  *
- * Offers SEG_MAX (queue size - 2, so header + data + status fit the
- * virtqueue's chain bound), BLK_SIZE (512), FLUSH, RO for a read-only
- * disk, and DISCARD / WRITE_ZEROES when the backend implements them.
- * capacity is the disk size / 512, rounded down: a trailing partial sector
- * of the image is never visible to the guest.
+ * Offers SIZE_MAX and SEG_MAX (at most VIRTIO_BLK_REQ_MAX data bytes a
+ * request), BLK_SIZE (512), FLUSH, RO for a read-only disk, and DISCARD /
+ * WRITE_ZEROES when the backend implements them.  capacity is the disk
+ * size / 512, rounded down: a trailing partial sector of the image is
+ * never visible to the guest.
  *
  * Requests (header {le32 type, le32 reserved, le64 sector}, data, status):
  *  - the status byte is the last device-writable byte of the chain; a
  *    chain without one is returned untouched (used len 0, nothing done);
  *    a chain whose readable part is shorter than the header gets IOERR;
  *  - IN reads writable_len - 1 bytes, OUT writes the readable bytes after
- *    the header; both must be a multiple of 512 and lie inside the disk
- *    (sector * 512 + len, overflow-checked), else IOERR and nothing is
- *    transferred;
+ *    the header, straight between the guest's buffers and the backend
+ *    (readv/writev); both must be a multiple of 512, at most
+ *    VIRTIO_BLK_REQ_MAX and lie inside the disk (sector * 512 + len,
+ *    overflow-checked), else IOERR and nothing is transferred;
  *  - a read-only disk fails OUT, DISCARD and WRITE_ZEROES with IOERR
  *    without touching the backend;
- *  - FLUSH calls the backend's flush; GET_ID writes min(data, 20) bytes of
- *    the disk's NUL-padded id; other types get UNSUPP;
+ *  - FLUSH starts once every write submitted before it has completed, and
+ *    calls the backend's flush; a failed flush is latched: every later
+ *    FLUSH (and write-through write) fails with IOERR until the device is
+ *    reset.  GET_ID writes min(data, 20) bytes of the disk's NUL-padded
+ *    id; other types get UNSUPP;
  *  - DISCARD and WRITE_ZEROES take exactly one 16-byte segment
  *    (max_*_seg = 1; none or more is IOERR), bounds-checked like IN/OUT
  *    and at most max_*_sectors long (else IOERR); unknown flags, or unmap
  *    on a discard, get UNSUPP (§5.2.6.2);
- *  - a failing or short backend call gives IOERR (logged once);
+ *  - a failing or short backend call gives IOERR; each distinct
+ *    (operation, error) is logged once;
  *  - the used length is the number of bytes written into the chain: the
- *    data (IN, GET_ID) plus the status byte.
+ *    data (IN, GET_ID; all of it, as far as the device knows) plus the
+ *    status byte.
  * If the driver did not negotiate FLUSH, every completed write is made
  * stable first (write-through, §5.2.6.2): the backend's flush runs after
  * each successful OUT, DISCARD and WRITE_ZEROES.
  *
- * I/O is synchronous in the notify callback.  virtio_blk_handle() is the
- * pure request decoder: it only needs a chain, a disk and a bounce buffer,
- * so it can run on an I/O thread as well.
+ * Requests run inline in the notify, or, with an engine
+ * (virtio_blk_set_aio), asynchronously: up to VIRTIO_BLK_DEPTH at once,
+ * each completed (used element, interrupt as EVENT_IDX says) as soon as it
+ * finishes; the transport lock is not held during backend calls.  One
+ * pass over a queue takes at most VIRTIO_BLK_BUDGET_CHAINS chains and
+ * VIRTIO_BLK_BUDGET_BYTES bytes, then yields (the engine's eventfd, or the
+ * rearm callback, brings it back), so one busy queue cannot starve the
+ * I/O thread's other work.  A device reset waits for the requests in
+ * flight to finish; their results are then dropped.
  *
  * The transport is embedded: register virtio_mmio_ops with opaque &blk->vm
  * at blk->vm.res.base / blk->vm.res.size.
@@ -45,7 +57,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "virtio/mmio.h"
 
@@ -54,6 +68,7 @@
 #endif
 
 /* Feature bits (§5.2.3). */
+#define VIRTIO_BLK_F_SIZE_MAX 1
 #define VIRTIO_BLK_F_SEG_MAX 2
 #define VIRTIO_BLK_F_RO 5
 #define VIRTIO_BLK_F_BLK_SIZE 6
@@ -96,7 +111,7 @@
 
 /* What this device advertises. */
 #define VIRTIO_BLK_QUEUE_SIZE 256
-#define VIRTIO_BLK_SEG_MAX (VIRTIO_BLK_QUEUE_SIZE - 2)
+#define VIRTIO_BLK_SEG_MAX 128
 #define VIRTIO_BLK_BLK_SIZE 512
 #define VIRTIO_BLK_MAX_DISCARD_SECTORS (1u << 22) /* 2 GiB */
 #define VIRTIO_BLK_MAX_WZ_SECTORS (1u << 16) /* 32 MiB: bounds a fallback */
@@ -104,28 +119,42 @@
 #define VIRTIO_BLK_DISCARD_ALIGN 8 /* sectors: 4 KiB host blocks */
 
 /*
- * The bounce buffer between guest buffers and the backend.  Every backend
- * read/write gets a buffer aligned to VIRTIO_BLK_BOUNCE_ALIGN, a length
- * that is a multiple of 512 and at most VIRTIO_BLK_BOUNCE_SIZE, and an
- * offset that is a multiple of 512 (what O_DIRECT needs on 512-byte
- * logical-block storage).
+ * A request's data may be at most VIRTIO_BLK_SEG_MAX segments of at most
+ * VIRTIO_BLK_SIZE_MAX bytes each (both advertised); a request carrying
+ * more than their product is refused with IOERR.
  */
-#define VIRTIO_BLK_BOUNCE_SIZE (64 * 1024)
+#define VIRTIO_BLK_SIZE_MAX (64 * 1024)
+#define VIRTIO_BLK_REQ_MAX ((uint64_t)VIRTIO_BLK_SEG_MAX * VIRTIO_BLK_SIZE_MAX)
+
+/* Requests in flight per device (the guest may queue more: they wait). */
+#define VIRTIO_BLK_DEPTH 64
+/* Per notification or completion pass and queue, before yielding. */
+#define VIRTIO_BLK_BUDGET_CHAINS 32
+#define VIRTIO_BLK_BUDGET_BYTES (16 * 1024 * 1024)
+
+/* Alignment of the file backend's O_DIRECT bounce buffer. */
 #define VIRTIO_BLK_BOUNCE_ALIGN 4096
+/* The file backend's buffer for writing zeroes. */
+#define VIRTIO_BLK_ZEROES (64 * 1024)
 
 /*
  * The disk backend.  Offsets and lengths are in bytes and always inside
- * the disk (the device checks them first).  read/write return the bytes
- * transferred (anything but len is treated as an I/O error) or -errno;
+ * the disk (the device checks them first); readv/writev get the guest's
+ * buffers as they are (any alignment; lengths add up to a multiple of 512
+ * and at most VIRTIO_BLK_REQ_MAX).  readv/writev return the bytes
+ * transferred (anything but the full length is an I/O error) or -errno;
  * the others return 0 or -errno.  flush may be NULL (nothing to flush);
  * discard and write_zeroes may be NULL: the feature is then not offered.
- * write is not called for a read-only disk and may then be NULL.
- * write_zeroes must leave the range reading back as zeroes.
+ * writev is not called for a read-only disk and may then be NULL.
+ * write_zeroes must leave the range reading back as zeroes.  With an
+ * asynchronous engine (virtio_blk_aio) the calls come from several worker
+ * threads at once.
  */
 struct virtio_blk_disk_ops {
-	ssize_t (*read)(void *opaque, void *buf, size_t len, uint64_t offset);
-	ssize_t (*write)(void *opaque, const void *buf, size_t len,
+	ssize_t (*readv)(void *opaque, const struct iovec *iov, int iovcnt,
 			 uint64_t offset);
+	ssize_t (*writev)(void *opaque, const struct iovec *iov, int iovcnt,
+			  uint64_t offset);
 	int (*flush)(void *opaque);
 	int (*discard)(void *opaque, uint64_t offset, uint64_t len);
 	int (*write_zeroes)(void *opaque, uint64_t offset, uint64_t len);
@@ -142,57 +171,129 @@ struct virtio_blk_disk {
 /* Set disk->id from s: its first 20 bytes, NUL-padded (s may be NULL). */
 void virtio_blk_disk_set_id(struct virtio_blk_disk *disk, const char *s);
 
-/* The outcome of one request. */
-struct virtio_blk_result {
-	int status; /* VIRTIO_BLK_S_*, or -1: no status byte to write */
-	uint32_t used_len; /* for virtq_push() */
+/* What a request asks of the backend. */
+enum virtio_blk_op {
+	VIRTIO_BLK_OP_NONE, /* nothing: the status is already known */
+	VIRTIO_BLK_OP_READ,
+	VIRTIO_BLK_OP_WRITE,
+	VIRTIO_BLK_OP_FLUSH,
+	VIRTIO_BLK_OP_DISCARD,
+	VIRTIO_BLK_OP_WRITE_ZEROES,
+};
+
+/* One backend call, decoded and checked; see virtio_blk_exec(). */
+struct virtio_blk_io {
+	enum virtio_blk_op op;
+	int iovcnt;
+	uint64_t off, len;
+	bool flush_after; /* write-through: flush after a good write */
+	int res; /* 0, or -errno (-EIO for a short transfer) */
+	bool flush_failed; /* res came from flush (or flush_after) */
+	struct virtio_blk_io *next; /* the engine's lists */
+	struct iovec iov[VIRTQ_CHAIN_MAX_SEGS];
 };
 
 /*
- * Decode and perform the request in chain against disk, write the data
- * and the status byte into the chain (see the rules at the top).  bounce:
- * VIRTIO_BLK_BOUNCE_SIZE bytes aligned to VIRTIO_BLK_BOUNCE_ALIGN, owned
- * by the caller for the duration of the call.  writethrough: flush after
- * every successful write (the driver did not negotiate FLUSH).  Touches
- * only the chain's buffers, the bounce buffer and the backend.
+ * Run io against disk, synchronously, on the calling thread: sets
+ * io->res.  Touches only the guest buffers in io->iov and the backend.
  */
-struct virtio_blk_result virtio_blk_handle(const struct virtio_blk_disk *disk,
-					   const struct virtq_chain *chain,
-					   uint8_t *bounce, bool writethrough);
+void virtio_blk_exec(const struct virtio_blk_disk *disk,
+		     struct virtio_blk_io *io);
+
+/*
+ * The asynchronous engine: a pool of worker threads that run
+ * virtio_blk_exec() and report completions through an eventfd, which the
+ * owner's I/O thread watches and answers with virtio_blk_poll().
+ */
+struct virtio_blk_aio {
+	const struct virtio_blk_disk *disk;
+	pthread_mutex_t lock;
+	pthread_cond_t work;
+	struct virtio_blk_io *queue, **queue_tail, *done;
+	bool quit;
+	int efd; /* readable when done is not empty */
+	unsigned int nr_threads;
+	pthread_t threads[8];
+};
+
+/* 0 or -errno; nr_threads is clamped to 1..8. */
+int virtio_blk_aio_init(struct virtio_blk_aio *a,
+			const struct virtio_blk_disk *disk,
+			unsigned int nr_threads);
+/* Stops the workers after their current call; queued calls are dropped. */
+void virtio_blk_aio_destroy(struct virtio_blk_aio *a);
+
+/* One request slot: a popped chain and its backend call. */
+struct virtio_blk_req {
+	struct virtq_chain chain;
+	struct virtio_blk_io io;
+	unsigned int q;
+	uint32_t gen; /* the device's reset count at pop */
+	uint64_t seq; /* write: submission order; flush: barrier */
+	uint8_t *status; /* the chain's status byte */
+	uint32_t used_len;
+	bool busy, parked; /* in use; a flush waiting for writes */
+};
 
 struct virtio_blk {
 	struct virtio_mmio vm;
 	struct virtio_blk_disk disk;
 	uint8_t config[VIRTIO_BLK_CONFIG_SIZE]; /* little-endian, fixed */
-	uint8_t *bounce; /* VIRTIO_BLK_BOUNCE_SIZE, used under vm.lock */
 	bool writethrough; /* FLUSH not negotiated; set at FEATURES_OK */
-	struct virtq_chain chain; /* scratch, used under vm.lock */
+	struct virtio_blk_aio *aio; /* NULL: requests run inline */
+	/* Without aio: called when a budget ran out with work left. */
+	void (*rearm)(void *opaque);
+	void *rearm_opaque;
+	/* Under vm.lock: */
+	struct virtio_blk_req *reqs; /* VIRTIO_BLK_DEPTH slots */
+	unsigned int inflight; /* busy slots */
+	uint32_t gen;
+	uint64_t write_seq;
+	int flush_err; /* a failed flush, latched until reset */
+	pthread_cond_t drained; /* inflight reached 0 (with vm.lock) */
+	struct {
+		uint8_t op;
+		int err;
+	} logged[16];
+	unsigned int nr_logged;
 };
 
 /*
  * The disk description is copied; disk->ops and disk->opaque must outlive
- * the device.  -EINVAL for a missing res, no ops, no read (or no write on a
- * writable disk), -ENOMEM, or -errno.
+ * the device.  -EINVAL for a missing res, no ops, no readv (or no writev
+ * on a writable disk), -ENOMEM, or -errno.  Requests run inline (in the
+ * notify) until virtio_blk_set_aio().
  */
 int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    const struct virtio_blk_disk *disk);
 void virtio_blk_destroy(struct virtio_blk *blk);
 
+/* Before the driver starts: run requests on aio (its disk is blk's). */
+void virtio_blk_set_aio(struct virtio_blk *blk, struct virtio_blk_aio *aio);
+
+/*
+ * On the I/O thread when aio->efd is readable (or, without aio, after a
+ * rearm): complete what the engine finished, start waiting flushes and
+ * process the queues again within the budget.
+ */
+void virtio_blk_poll(struct virtio_blk *blk);
+
 /*
  * The production backend: a raw image file or a block device.
  *
  * Opened O_RDWR (O_RDONLY when read_only), O_CLOEXEC, and O_DIRECT when
- * direct is set: the device's bounce buffer satisfies O_DIRECT's alignment
- * on storage with 512-byte logical blocks (on 4 KiB-logical-block devices
- * unaligned guest I/O then fails with IOERR).  The size comes from fstat
+ * direct is set: guest buffers go to preadv/pwritev as they are, except
+ * that with O_DIRECT a request with a buffer address or length that is
+ * not a multiple of 512 goes through an aligned bounce buffer (on
+ * 4 KiB-logical-block devices unaligned guest I/O then fails with IOERR).  The size comes from fstat
  * (files) or BLKGETSIZE64 (block devices); other file types are refused.
  * A writable opener takes an exclusive OFD lock on the whole file, a
  * read-only one a shared lock, held until close: a conflicting opener (in
  * this or another process) gets -EBUSY and a clear error.  A writable
  * block device is also opened O_EXCL (-EBUSY while mounted).
  *
- * read/write loop over short transfers and EINTR; flush is fdatasync();
+ * readv/writev loop over short transfers and EINTR; flush is fdatasync();
  * discard punches a hole (a no-op where that is not supported: discard
  * is advisory); write_zeroes uses FALLOC_FL_ZERO_RANGE and falls back to
  * writing zeroes where that is not supported.
@@ -203,7 +304,7 @@ struct virtio_blk_file {
 	bool read_only, direct, is_blkdev;
 	bool no_zero_range; /* ZERO_RANGE unsupported: write zeroes instead */
 	bool no_punch_hole; /* PUNCH_HOLE unsupported: discard is a no-op */
-	uint8_t *zeroes; /* VIRTIO_BLK_BOUNCE_SIZE aligned zero bytes */
+	uint8_t *zeroes; /* VIRTIO_BLK_ZEROES aligned zero bytes */
 };
 
 extern const struct virtio_blk_disk_ops virtio_blk_file_ops;

@@ -12,46 +12,107 @@
 #include "virtio/blk.h"
 #include "lib/log.h"
 
-static ssize_t blk_file_read(void *opaque, void *buf, size_t len,
-			     uint64_t offset)
+#define BLK_FILE_IOV_MAX VIRTQ_CHAIN_MAX_SEGS
+
+/*
+ * preadv/pwritev over iov until len bytes moved, end of file (reads) or an
+ * error; short transfers continue where they stopped.  Returns the bytes
+ * moved or -errno.
+ */
+static ssize_t blk_file_rw(int fd, bool write, const struct iovec *iov,
+			   int iovcnt, uint64_t offset)
 {
-	struct virtio_blk_file *f = opaque;
+	struct iovec v[BLK_FILE_IOV_MAX];
 	size_t done = 0;
+	int i = 0;
 	ssize_t n;
 
-	while (done < len) {
-		n = pread(f->fd, (uint8_t *)buf + done, len - done,
-			  offset + done);
+	if (iovcnt > BLK_FILE_IOV_MAX)
+		return -EINVAL;
+	memcpy(v, iov, iovcnt * sizeof(*iov));
+	while (i < iovcnt) {
+		n = write ? pwritev(fd, v + i, iovcnt - i, offset + done) :
+			    preadv(fd, v + i, iovcnt - i, offset + done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			break; /* end of file: the image shrank */
+			return write ? -EIO : (ssize_t)done; /* image shrank */
 		done += n;
+		for (; i < iovcnt && (size_t)n >= v[i].iov_len; i++)
+			n -= v[i].iov_len;
+		if (i < iovcnt) {
+			v[i].iov_base = (uint8_t *)v[i].iov_base + n;
+			v[i].iov_len -= n;
+		}
 	}
 	return done;
 }
 
-static ssize_t blk_file_write(void *opaque, const void *buf, size_t len,
-			      uint64_t offset)
+/* O_DIRECT needs 512-aligned buffer addresses and lengths. */
+static bool blk_file_aligned(const struct iovec *iov, int iovcnt)
 {
-	struct virtio_blk_file *f = opaque;
-	size_t done = 0;
+	for (int i = 0; i < iovcnt; i++)
+		if (((uintptr_t)iov[i].iov_base | iov[i].iov_len) %
+		    VIRTIO_BLK_SECTOR)
+			return false;
+	return true;
+}
+
+static size_t blk_file_iov_len(const struct iovec *iov, int iovcnt)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
+/* O_DIRECT with unaligned guest buffers: through an aligned bounce. */
+static ssize_t blk_file_bounce(struct virtio_blk_file *f, bool write,
+			       const struct iovec *iov, int iovcnt,
+			       uint64_t offset)
+{
+	size_t len = blk_file_iov_len(iov, iovcnt), pos = 0;
+	struct iovec b = { .iov_len = len };
 	ssize_t n;
 
-	while (done < len) {
-		n = pwrite(f->fd, (const uint8_t *)buf + done, len - done,
-			   offset + done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		done += n;
-	}
-	return done;
+	b.iov_base =
+		aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN,
+			      (len + VIRTIO_BLK_BOUNCE_ALIGN - 1) &
+				      ~(size_t)(VIRTIO_BLK_BOUNCE_ALIGN - 1));
+	if (!b.iov_base)
+		return -ENOMEM;
+	for (int i = 0; write && i < iovcnt; pos += iov[i++].iov_len)
+		memcpy((uint8_t *)b.iov_base + pos, iov[i].iov_base,
+		       iov[i].iov_len);
+	n = blk_file_rw(f->fd, write, &b, 1, offset);
+	for (int i = 0; !write && n > 0 && i < iovcnt; pos += iov[i++].iov_len)
+		memcpy(iov[i].iov_base, (uint8_t *)b.iov_base + pos,
+		       iov[i].iov_len);
+	free(b.iov_base);
+	return n;
+}
+
+static ssize_t blk_file_io(struct virtio_blk_file *f, bool write,
+			   const struct iovec *iov, int iovcnt, uint64_t offset)
+{
+	if (f->direct && !blk_file_aligned(iov, iovcnt))
+		return blk_file_bounce(f, write, iov, iovcnt, offset);
+	return blk_file_rw(f->fd, write, iov, iovcnt, offset);
+}
+
+static ssize_t blk_file_readv(void *opaque, const struct iovec *iov, int iovcnt,
+			      uint64_t offset)
+{
+	return blk_file_io(opaque, false, iov, iovcnt, offset);
+}
+
+static ssize_t blk_file_writev(void *opaque, const struct iovec *iov,
+			       int iovcnt, uint64_t offset)
+{
+	return blk_file_io(opaque, true, iov, iovcnt, offset);
 }
 
 static int blk_file_flush(void *opaque)
@@ -110,10 +171,12 @@ static int blk_file_write_zeroes(void *opaque, uint64_t offset, uint64_t len)
 		f->no_zero_range = true;
 	}
 	for (uint64_t done = 0; done < len; done += n) {
-		n = len - done < VIRTIO_BLK_BOUNCE_SIZE ?
-			    len - done :
-			    VIRTIO_BLK_BOUNCE_SIZE;
-		ret = blk_file_write(f, f->zeroes, n, offset + done);
+		struct iovec z = { .iov_base = f->zeroes };
+
+		n = len - done < VIRTIO_BLK_ZEROES ? len - done :
+						     VIRTIO_BLK_ZEROES;
+		z.iov_len = n;
+		ret = blk_file_rw(f->fd, true, &z, 1, offset + done);
 		if (ret < 0)
 			return ret;
 	}
@@ -121,8 +184,8 @@ static int blk_file_write_zeroes(void *opaque, uint64_t offset, uint64_t len)
 }
 
 const struct virtio_blk_disk_ops virtio_blk_file_ops = {
-	.read = blk_file_read,
-	.write = blk_file_write,
+	.readv = blk_file_readv,
+	.writev = blk_file_writev,
 	.flush = blk_file_flush,
 	.discard = blk_file_discard,
 	.write_zeroes = blk_file_write_zeroes,
@@ -200,11 +263,10 @@ static int blk_file_setup(struct virtio_blk_file *f, const char *path)
 		return blk_file_err(path, "cannot set flags", -errno);
 	if (f->read_only)
 		return 0;
-	f->zeroes =
-		aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN, VIRTIO_BLK_BOUNCE_SIZE);
+	f->zeroes = aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN, VIRTIO_BLK_ZEROES);
 	if (!f->zeroes)
 		return blk_file_err(path, "cannot allocate", -ENOMEM);
-	memset(f->zeroes, 0, VIRTIO_BLK_BOUNCE_SIZE);
+	memset(f->zeroes, 0, VIRTIO_BLK_ZEROES);
 	return 0;
 }
 

@@ -25,22 +25,48 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 	if (ret)
 		return ret;
 	virtio_blk_file_disk(f, base ? base + 1 : dc->path, &disk);
-	ret = virtio_blk_init(blk, &slot->res, &b->vm->mem, &slot->line,
-			      &disk);
+	ret = virtio_blk_init(blk, &slot->res, &b->vm->mem, &slot->line, &disk);
 	if (ret) {
 		pr_err("%s: cannot set up virtio-blk: %s", dc->path,
 		       strerror(-ret));
 		virtio_blk_file_close(f);
 		return ret;
 	}
-	ret = board_virtio_add(slot, &blk->vm);
+	ret = virtio_blk_aio_init(&d->aio[d->nr], &blk->disk,
+				  DISKS_AIO_THREADS);
+	if (ret)
+		pr_err("%s: cannot start the I/O workers: %s", dc->path,
+		       strerror(-ret));
+	else
+		ret = board_virtio_add(slot, &blk->vm);
 	if (ret) {
+		virtio_blk_aio_destroy(&d->aio[d->nr]);
 		virtio_blk_destroy(blk);
 		virtio_blk_file_close(f);
 		return ret;
 	}
+	virtio_blk_set_aio(blk, &d->aio[d->nr]);
+	pr_debug(
+		"%s: virtio-blk I/O engine: thread pool (%u threads), depth %u, preadv/pwritev on guest buffers%s",
+		dc->path, d->aio[d->nr].nr_threads, VIRTIO_BLK_DEPTH,
+		dc->direct ? " (O_DIRECT)" : "");
 	d->nr++;
 	return 0;
+}
+
+/* On the I/O thread: the engine finished calls (or a budget ran out). */
+static void disks_handle(void *opaque)
+{
+	virtio_blk_poll(opaque);
+}
+
+int disks_watch(struct disks *d, struct iothread *io)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < d->nr; i++)
+		ret = iothread_add(io, d->aio[i].efd, disks_handle, &d->blk[i]);
+	return ret;
 }
 
 int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
@@ -57,6 +83,7 @@ void disks_down(struct disks *d)
 {
 	while (d->nr) {
 		d->nr--;
+		virtio_blk_aio_destroy(&d->aio[d->nr]);
 		virtio_blk_destroy(&d->blk[d->nr]);
 		virtio_blk_file_close(&d->file[d->nr]);
 	}

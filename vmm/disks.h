@@ -1,22 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Disk glue: each -d image opened and locked, behind a virtio-blk device
- * in the next board slot.
+ * in the next board slot, its requests run by a pool of worker threads.
  */
 #ifndef RVKVM_DISKS_H
 #define RVKVM_DISKS_H
 
 #include "board.h"
+#include "iothread.h"
 #include "virtio/blk.h"
 
+#define DISKS_AIO_THREADS 4
+
 struct disks {
-	struct virtio_blk blk[CONFIG_MAX_DISKS];	/* -d, in order */
+	struct virtio_blk blk[CONFIG_MAX_DISKS]; /* -d, in order */
 	struct virtio_blk_file file[CONFIG_MAX_DISKS];
-	unsigned int nr;				/* set up so far */
+	struct virtio_blk_aio aio[CONFIG_MAX_DISKS]; /* their engines */
+	unsigned int nr; /* set up so far */
 };
 
 /* Every disk of cfg; 0, or -errno after one line naming the image. */
 int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b);
+/* Watch each disk's engine on io (before it starts). */
+int disks_watch(struct disks *d, struct iothread *io);
+/* After the I/O thread has stopped. */
 void disks_down(struct disks *d);
 
 #endif

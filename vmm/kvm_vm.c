@@ -147,15 +147,16 @@ static void *ram_map_anon(uint64_t size, size_t *map_size)
 	return (void *)aligned;
 }
 
-int kvm_ram_map(struct vm *vm)
+/*
+ * Guest RAM is mapped once and stays mapped until the process ends: the
+ * I/O and console threads and the virtqueues hold host pointers into it
+ * across guest reboots.
+ */
+int kvm_ram_alloc(struct vm *vm)
 {
 	uint64_t size = vm->cfg->ram_size;
-	struct kvm_userspace_memory_region region = {
-		.slot = 0, .guest_phys_addr = vm->ram_base,
-		.memory_size = size,
-	};
 	void *host;
-	int fd;
+	int fd = -1;
 
 	if (vm->cfg->hugetlbfs) {
 		fd = ram_hugetlbfs_fd(vm->cfg->hugetlbfs, size);
@@ -163,7 +164,6 @@ int kvm_ram_map(struct vm *vm)
 			return fd;
 		host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 			    fd, 0);
-		close(fd);
 		vm->ram_map_size = size;
 	} else {
 		host = ram_map_anon(size, &vm->ram_map_size);
@@ -171,24 +171,55 @@ int kvm_ram_map(struct vm *vm)
 	if (!host || host == MAP_FAILED) {
 		pr_err("cannot map %llu MiB of guest RAM: %s",
 		       (unsigned long long)(size >> 20), strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -ENOMEM;
 	}
+	vm->ram_fd = fd;
 	vm->mem = (struct guest_mem){
 		.base = vm->ram_base, .size = size, .host = host,
 	};
-	region.userspace_addr = (uintptr_t)host;
+	return 0;
+}
+
+/* Zero RAM for the next boot: fresh pages on the next touch. */
+static void kvm_ram_zero(struct vm *vm)
+{
+	uint64_t size = vm->mem.size;
+
+	if (vm->ram_fd >= 0 &&
+	    !fallocate(vm->ram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		       0, size))
+		return;
+	if (vm->ram_fd < 0 && !madvise(vm->mem.host, size, MADV_DONTNEED))
+		return;
+	memset(vm->mem.host, 0, size);
+}
+
+int kvm_ram_register(struct vm *vm, bool zero)
+{
+	struct kvm_userspace_memory_region region = {
+		.slot = 0, .guest_phys_addr = vm->mem.base,
+		.memory_size = vm->mem.size,
+		.userspace_addr = (uintptr_t)vm->mem.host,
+	};
+
+	if (zero)
+		kvm_ram_zero(vm);
 	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
 		pr_err("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
-		kvm_ram_unmap(vm);
 		return -errno;
 	}
 	return 0;
 }
 
-void kvm_ram_unmap(struct vm *vm)
+void kvm_ram_free(struct vm *vm)
 {
 	if (vm->mem.host)
 		munmap(vm->mem.host, vm->ram_map_size);
+	if (vm->ram_fd >= 0)
+		close(vm->ram_fd);
+	vm->ram_fd = -1;
 	vm->mem.host = NULL;
 }
 

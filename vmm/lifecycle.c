@@ -100,6 +100,7 @@ static int step_iothread_up(struct machine *m)
 	}
 	ret = kicks_watch(&m->board, &m->io);
 	ret = ret ?: nics_watch(&m->nics);
+	ret = ret ?: disks_watch(&m->disks, &m->io);
 	ret = ret ?: iothread_start(&m->io);
 	if (ret) {
 		pr_err("cannot start the I/O thread: %s", strerror(-ret));
@@ -148,14 +149,27 @@ static int step_ioeventfds(struct machine *m)
 	return 0;
 }
 
+/*
+ * Once: guest RAM, mapped before any thread or device that can touch it
+ * exists and unmapped after they are all gone.
+ */
 static int step_ram_up(struct machine *m)
 {
-	return kvm_ram_map(&m->vm);
+	return kvm_ram_alloc(&m->vm);
 }
 
 static void step_ram_down(struct machine *m)
 {
-	kvm_ram_unmap(&m->vm);
+	kvm_ram_free(&m->vm);
+}
+
+/*
+ * Per boot: RAM as the new VM's memslot, zeroed after a reboot (the
+ * devices were reset and have drained their requests before).
+ */
+static int step_memslot(struct machine *m)
+{
+	return kvm_ram_register(&m->vm, m->vm.boots > 0);
 }
 
 static int step_vcpus_up(struct machine *m)
@@ -212,12 +226,13 @@ static int step_load(struct machine *m)
 
 static const struct boot_step boot_steps[] = {
 	{ "irqchip", step_irqchip, NULL, false },
+	{ "ram", step_ram_up, step_ram_down, false },
 	{ "devices", step_devices_up, step_devices_down, false },
 	{ "iothread", step_iothread_up, step_iothread_down, false },
 	{ "console", step_console_up, step_console_down, false },
 	{ "kvm", step_kvm_up, step_kvm_down, true },
 	{ "ioeventfds", step_ioeventfds, NULL, true },
-	{ "ram", step_ram_up, step_ram_down, true },
+	{ "memslot", step_memslot, NULL, true },
 	{ "vcpus", step_vcpus_up, step_vcpus_down, true },
 	{ "aia", step_aia_up, step_aia_down, true },
 	{ "load", step_load, NULL, true },

@@ -60,8 +60,9 @@ struct vm {
 	int aia_fd;			/* KVM's AIA device; -1: none */
 	int run_size;
 	uint64_t ram_base;		/* guest physical, from the board */
-	struct guest_mem mem;
+	struct guest_mem mem;		/* mapped for the life of the vm */
 	size_t ram_map_size;
+	int ram_fd;			/* --hugetlbfs file; -1: anonymous */
 	struct vcpu vcpus[CONFIG_MAX_CPUS];
 	struct cpu_caps caps;
 	/*
@@ -90,10 +91,14 @@ void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)
 /* kvm_vm.c */
 int kvm_vm_open(struct vm *vm);
 void kvm_vm_close(struct vm *vm);
-int kvm_ram_map(struct vm *vm);
+/* Map guest RAM once (never unmapped while any thread may touch it). */
+int kvm_ram_alloc(struct vm *vm);
+/* Per boot: RAM as memslot 0 of the new KVM VM, zeroed first if asked. */
+int kvm_ram_register(struct vm *vm, bool zero);
+/* Unmap guest RAM: only once every thread that can touch it has ended. */
+void kvm_ram_free(struct vm *vm);
 /* Signal fd on a 4-byte guest write to addr instead of an MMIO exit. */
 int kvm_ioeventfd(struct vm *vm, uint64_t addr, int fd);
-void kvm_ram_unmap(struct vm *vm);
 
 /* kvm_aia.c */
 struct aia_params;

@@ -7,6 +7,8 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,10 +19,11 @@
 #include "tests/unit/virtq_mock.h"
 #include "slot_res.h"
 
-#define RAM_SIZE (2 * 1024 * 1024)
+#define RAM_SIZE (4 * 1024 * 1024)
 #define NUM 64
 #define SECTOR 512
-#define DISK_SECTORS 300 /* more than one bounce buffer */
+#define DISK_SECTORS 300
+#define BUF_SIZE (64 * 1024)
 #define DISK_TAIL 100 /* a trailing partial sector, never visible */
 #define DISK_SIZE (DISK_SECTORS * SECTOR + DISK_TAIL)
 #define UNTOUCHED 0xee
@@ -48,7 +51,11 @@ enum mdisk_fail {
 struct mdisk {
 	uint8_t *data;
 	uint64_t size;
-	unsigned int reads, writes, flushes, discards, wzs;
+	/* atomic: an engine's workers call in from several threads */
+	_Atomic unsigned int reads, writes, flushes, discards, wzs;
+	_Atomic unsigned int writes_since_flush, writes_done;
+	_Atomic unsigned int done_at_flush; /* writes_done when flush ran */
+	unsigned int delay_us; /* each write takes this long */
 	uint64_t off, len; /* of the last discard / write-zeroes */
 	enum mdisk_fail fail;
 };
@@ -65,38 +72,52 @@ struct fix {
 
 /* --- the in-memory disk -------------------------------------------------- */
 
-static void mdisk_check(const struct mdisk *d, const void *buf, size_t len,
-			uint64_t off)
+static size_t mdisk_check(const struct mdisk *d, const struct iovec *iov,
+			  int iovcnt, uint64_t off)
 {
-	assert_int_equal((uintptr_t)buf % VIRTIO_BLK_BOUNCE_ALIGN, 0);
+	size_t len = 0;
+
+	assert_true(iovcnt > 0 && iovcnt <= VIRTQ_CHAIN_MAX_SEGS);
+	for (int i = 0; i < iovcnt; i++) {
+		assert_true(iov[i].iov_len > 0);
+		len += iov[i].iov_len;
+	}
 	assert_int_equal(off % SECTOR, 0);
 	assert_int_equal(len % SECTOR, 0);
-	assert_true(len > 0 && len <= VIRTIO_BLK_BOUNCE_SIZE);
+	assert_true(len > 0 && len <= VIRTIO_BLK_REQ_MAX);
 	assert_true(off <= d->size && len <= d->size - off);
+	return len;
 }
 
-static ssize_t mdisk_read(void *opaque, void *buf, size_t len, uint64_t off)
-{
-	struct mdisk *d = opaque;
-
-	mdisk_check(d, buf, len, off);
-	d->reads++;
-	if (d->fail == FAIL_READ)
-		return -EIO;
-	memcpy(buf, d->data + off, len);
-	return d->fail == FAIL_SHORT_READ ? (ssize_t)len - 1 : (ssize_t)len;
-}
-
-static ssize_t mdisk_write(void *opaque, const void *buf, size_t len,
+static ssize_t mdisk_readv(void *opaque, const struct iovec *iov, int iovcnt,
 			   uint64_t off)
 {
 	struct mdisk *d = opaque;
+	size_t len = mdisk_check(d, iov, iovcnt, off);
 
-	mdisk_check(d, buf, len, off);
+	d->reads++;
+	if (d->fail == FAIL_READ)
+		return -EIO;
+	for (int i = 0; i < iovcnt; off += iov[i++].iov_len)
+		memcpy(iov[i].iov_base, d->data + off, iov[i].iov_len);
+	return d->fail == FAIL_SHORT_READ ? (ssize_t)len - 1 : (ssize_t)len;
+}
+
+static ssize_t mdisk_writev(void *opaque, const struct iovec *iov, int iovcnt,
+			    uint64_t off)
+{
+	struct mdisk *d = opaque;
+	size_t len = mdisk_check(d, iov, iovcnt, off);
+
 	d->writes++;
+	d->writes_since_flush++;
 	if (d->fail == FAIL_WRITE)
 		return -ENOSPC;
-	memcpy(d->data + off, buf, len);
+	for (int i = 0; i < iovcnt; off += iov[i++].iov_len)
+		memcpy(d->data + off, iov[i].iov_base, iov[i].iov_len);
+	if (d->delay_us)
+		usleep(d->delay_us);
+	d->writes_done++;
 	return d->fail == FAIL_SHORT_WRITE ? 0 : (ssize_t)len;
 }
 
@@ -105,6 +126,8 @@ static int mdisk_flush(void *opaque)
 	struct mdisk *d = opaque;
 
 	d->flushes++;
+	d->writes_since_flush = 0;
+	d->done_at_flush = d->writes_done;
 	return d->fail == FAIL_FLUSH ? -EIO : 0;
 }
 
@@ -134,16 +157,16 @@ static int mdisk_write_zeroes(void *opaque, uint64_t off, uint64_t len)
 }
 
 static const struct virtio_blk_disk_ops mdisk_ops = {
-	.read = mdisk_read,
-	.write = mdisk_write,
+	.readv = mdisk_readv,
+	.writev = mdisk_writev,
 	.flush = mdisk_flush,
 	.discard = mdisk_discard,
 	.write_zeroes = mdisk_write_zeroes,
 };
 
 static const struct virtio_blk_disk_ops mdisk_ops_basic = {
-	.read = mdisk_read,
-	.write = mdisk_write,
+	.readv = mdisk_readv,
+	.writev = mdisk_writev,
 	.flush = mdisk_flush,
 };
 
@@ -350,12 +373,12 @@ static void test_identity(void **state)
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_ID), 2);
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), 256);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES),
-			 (1u << 2) | (1u << 6) | (1u << 9) | (1u << 13) |
-				 (1u << 14) | (1u << 28) | (1u << 29));
+			 (1u << 1) | (1u << 2) | (1u << 6) | (1u << 9) |
+				 (1u << 13) | (1u << 14) | (1u << 28) |
+				 (1u << 29));
 	wr(f, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES), 1);
-	assert_int_equal(f->blk.vm.res.base,
-			 0x10002000);
+	assert_int_equal(f->blk.vm.res.base, 0x10002000);
 	assert_int_equal(f->blk.vm.res.irq, 2);
 }
 
@@ -366,8 +389,8 @@ static void test_config_space(void **state)
 	/* capacity: 300 whole sectors, the 100-byte tail is not visible */
 	assert_int_equal(cfg32(f, 0), DISK_SECTORS);
 	assert_int_equal(cfg32(f, 4), 0);
-	assert_int_equal(cfg32(f, 8), 0); /* size_max */
-	assert_int_equal(cfg32(f, 12), 254); /* seg_max */
+	assert_int_equal(cfg32(f, 8), 65536); /* size_max */
+	assert_int_equal(cfg32(f, 12), 128); /* seg_max */
 	assert_int_equal(cfg32(f, 16), 0); /* geometry */
 	assert_int_equal(cfg32(f, 20), 512); /* blk_size */
 	assert_int_equal(cfg32(f, 24), 0); /* topology */
@@ -402,8 +425,8 @@ static void test_config_ro_and_basic(void **state)
 		return;
 	}
 	/* without discard / write-zeroes ops: no features, fields zero */
-	assert_int_equal(features, (1u << 2) | (1u << 6) | (1u << 9) |
-					   (1u << 28) | (1u << 29));
+	assert_int_equal(features, (1u << 1) | (1u << 2) | (1u << 6) |
+					   (1u << 9) | (1u << 28) | (1u << 29));
 	for (uint32_t off = 36; off < 60; off += 4)
 		assert_int_equal(cfg32(f, off), 0);
 	driver_up(f, V1 | F_FLUSH);
@@ -488,7 +511,7 @@ static void test_multi_segment(void **state)
 	assert_int_equal(p[3 * SECTOR - 7], VIRTIO_BLK_S_OK);
 }
 
-/* Many segments through an indirect table; more than one bounce buffer. */
+/* Many segments through an indirect table. */
 static void test_large_indirect(void **state)
 {
 	struct fix *f = *state;
@@ -509,7 +532,7 @@ static void test_large_indirect(void **state)
 	for (uint32_t i = 0; i < nseg; off += b[1 + i].len, i++)
 		assert_memory_equal(P(f, b[1 + i]),
 				    f->snap + 100 * SECTOR + off, b[1 + i].len);
-	assert_int_equal(f->d.reads, 2); /* 80 KiB: 64 + 16 */
+	assert_int_equal(f->d.reads, 1); /* one readv over the 40 buffers */
 }
 
 static void test_several_chains_one_notify(void **state)
@@ -658,6 +681,198 @@ static void test_flush(void **state)
 	f->d.fail = FAIL_FLUSH;
 	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_IOERR);
 	assert_int_equal(f->d.flushes, 3);
+}
+
+/* A failed flush is remembered: later flushes fail until a reset. */
+static void test_flush_error_latched(void **state)
+{
+	struct fix *f = *state;
+
+	driver_up(f, V1 | F_FLUSH);
+	f->d.fail = FAIL_FLUSH;
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_IOERR);
+	f->d.fail = FAIL_NONE;
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->d.flushes, 1); /* not even tried again */
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	vqm_free(&f->m);
+	vqm_init(&f->m, RAM_SIZE, NUM);
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(req0(f, VIRTIO_BLK_T_FLUSH, 0), VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.flushes, 2);
+}
+
+/* More data than size_max * seg_max: IOERR, the backend never called. */
+static void test_size_cap(void **state)
+{
+	struct fix *f = *state;
+	const uint32_t seg = 1536 * 1024; /* 6 of them: 9 MiB > 8 MiB */
+	struct vqm_buf d = wbuf(f, seg), b[8];
+	uint32_t len;
+
+	assert_true(6ULL * seg > VIRTIO_BLK_REQ_MAX);
+	driver_up(f, V1 | F_FLUSH);
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_IN, 0);
+	for (int i = 1; i <= 6; i++)
+		b[i] = d; /* the same guest memory six times */
+	b[7] = wbuf(f, 1);
+	len = run(f, b, 8);
+	assert_int_equal(*P(f, b[7]), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(len, 1);
+	assert_int_equal(f->d.reads, 0);
+}
+
+static unsigned int rearms;
+
+static void count_rearm(void *opaque)
+{
+	(void)opaque;
+	rearms++;
+}
+
+/* One pass takes at most the budget, asks to come back, loses nothing. */
+static void test_budget(void **state)
+{
+	struct fix *f = *state;
+	const unsigned int n = VIRTIO_BLK_BUDGET_CHAINS + 8;
+	uint32_t id, len, got = 0;
+
+	rearms = 0;
+	f->blk.rearm = count_rearm;
+	driver_up(f, V1 | F_FLUSH | INDIRECT);
+	for (unsigned int i = 0; i < n; i++) {
+		struct vqm_buf b[3] = { hdr_buf(f, VIRTIO_BLK_T_IN, i),
+					wbuf(f, SECTOR), wbuf(f, 1) };
+
+		vqm_add_indirect(&f->m, b, 3); /* one descriptor each */
+	}
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	while (vqm_get_used(&f->m, &id, &len))
+		got++;
+	assert_int_equal(got, VIRTIO_BLK_BUDGET_CHAINS);
+	assert_int_equal(rearms, 1);
+	virtio_blk_poll(&f->blk); /* what the rearm leads to */
+	while (vqm_get_used(&f->m, &id, &len))
+		got++;
+	assert_int_equal(got, n);
+	assert_int_equal(f->d.reads, n);
+}
+
+/* --- with the worker-thread engine ------------------------------------- */
+
+struct poller {
+	struct fix *f;
+	struct virtio_blk_aio aio;
+	pthread_t thread;
+	_Atomic bool stop;
+};
+
+/* The I/O thread's part: poll the engine's eventfd. */
+static void *poller_run(void *arg)
+{
+	struct poller *p = arg;
+
+	while (!p->stop) {
+		struct pollfd pfd = { .fd = p->aio.efd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 10) > 0)
+			virtio_blk_poll(&p->f->blk);
+	}
+	return NULL;
+}
+
+static void poller_start(struct poller *p, struct fix *f)
+{
+	p->f = f;
+	p->stop = false;
+	assert_int_equal(virtio_blk_aio_init(&p->aio, &f->blk.disk, 4), 0);
+	virtio_blk_set_aio(&f->blk, &p->aio);
+	assert_int_equal(pthread_create(&p->thread, NULL, poller_run, p), 0);
+}
+
+static void poller_stop(struct poller *p)
+{
+	p->stop = true;
+	pthread_join(p->thread, NULL);
+	virtio_blk_aio_destroy(&p->aio);
+	virtio_blk_set_aio(&p->f->blk, NULL);
+}
+
+/* Wait (up to 5 s) for n used entries; returns how many came. */
+static unsigned int wait_used(struct fix *f, unsigned int n)
+{
+	uint32_t id, len;
+	unsigned int got = 0;
+
+	for (int t = 0; t < 5000 && got < n; t++) {
+		virtio_mmio_lock(&f->blk.vm);
+		while (got < n && vqm_get_used(&f->m, &id, &len))
+			got++;
+		virtio_mmio_unlock(&f->blk.vm);
+		if (got < n)
+			usleep(1000);
+	}
+	return got;
+}
+
+/* Writes in flight, then a flush: it runs only after all of them. */
+static void test_aio_flush_after_writes(void **state)
+{
+	struct fix *f = *state;
+	struct poller p;
+	struct vqm_buf st[4];
+
+	driver_up(f, V1 | F_FLUSH);
+	f->d.delay_us = 20000;
+	for (int i = 0; i < 3; i++) {
+		struct vqm_buf b[3] = {
+			hdr_buf(f, VIRTIO_BLK_T_OUT, 8 * i),
+			vqm_buf_new(&f->m, 4 * SECTOR, false, 0x40 + i),
+			st[i] = wbuf(f, 1),
+		};
+
+		vqm_add(&f->m, b, 3);
+	}
+	st[3] = wbuf(f, 1);
+	vqm_add(&f->m,
+		(struct vqm_buf[]){ hdr_buf(f, VIRTIO_BLK_T_FLUSH, 0), st[3] },
+		2);
+	poller_start(&p, f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(wait_used(f, 4), 4);
+	poller_stop(&p);
+	assert_int_equal(f->d.flushes, 1);
+	assert_int_equal(f->d.done_at_flush, 3);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(*P(f, st[i]), VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.data[16 * SECTOR], 0x42);
+}
+
+/* A reset with requests in flight waits for them and drops their results. */
+static void test_aio_reset_drains(void **state)
+{
+	struct fix *f = *state;
+	struct poller p;
+
+	driver_up(f, V1 | F_FLUSH);
+	f->d.delay_us = 20000;
+	for (int i = 0; i < 8; i++) {
+		struct vqm_buf b[3] = {
+			hdr_buf(f, VIRTIO_BLK_T_OUT, i),
+			vqm_buf_new(&f->m, SECTOR, false, 0x50),
+			wbuf(f, 1),
+		};
+
+		vqm_add(&f->m, b, 3);
+	}
+	poller_start(&p, f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	/* the reset returned: nothing is left running */
+	assert_int_equal(f->blk.inflight, 0);
+	assert_int_equal(f->d.writes_done, f->d.writes);
+	assert_int_equal(vqm_used_idx(&f->m), 0);
+	poller_stop(&p);
 }
 
 /* Without FLUSH negotiated every write is made stable before completion. */
@@ -946,13 +1161,13 @@ static void test_backend_errors(void **state)
 	f->d.fail = FAIL_SHORT_READ;
 	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 0, &in, 1, &len),
 			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(len, 1); /* the data counts as not written */
 	f->d.fail = FAIL_WRITE;
 	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
 			 VIRTIO_BLK_S_IOERR);
 	f->d.fail = FAIL_SHORT_WRITE;
 	assert_int_equal(req(f, VIRTIO_BLK_T_OUT, 0, &out, 1, &len),
 			 VIRTIO_BLK_S_IOERR);
-	assert_int_equal(P(f, in)[0], UNTOUCHED);
 	/* the device keeps working afterwards */
 	f->d.fail = FAIL_NONE;
 	assert_int_equal(req(f, VIRTIO_BLK_T_IN, 1, &in, 1, &len),
@@ -979,60 +1194,35 @@ static void test_broken_queue(void **state)
 	assert_disk_unchanged(f);
 }
 
-/* The pure decoder, without a transport or a queue. */
-static void test_handle_direct(void **state)
-{
-	struct fix *f = *state;
-	uint8_t hdr[16] = { VIRTIO_BLK_T_IN, 0, 0, 0, 0, 0, 0, 0, 2 };
-	uint8_t data[SECTOR + 1];
-	struct virtq_chain *c = calloc(1, sizeof(*c));
-	struct virtio_blk_result r;
-
-	assert_non_null(c);
-	c->nr_segs = 2;
-	c->nr_readable = 1;
-	c->readable_len = 16;
-	c->writable_len = sizeof(data);
-	c->segs[0] = (struct virtq_seg){ hdr, 16, false };
-	c->segs[1] = (struct virtq_seg){ data, sizeof(data), true };
-	r = virtio_blk_handle(&f->blk.disk, c, f->blk.bounce, false);
-	assert_int_equal(r.status, VIRTIO_BLK_S_OK);
-	assert_int_equal(r.used_len, SECTOR + 1);
-	assert_memory_equal(data, f->snap + 2 * SECTOR, SECTOR);
-	assert_int_equal(data[SECTOR], 0);
-
-	c->nr_segs = 1; /* no writable part */
-	c->writable_len = 0;
-	r = virtio_blk_handle(&f->blk.disk, c, f->blk.bounce, false);
-	assert_int_equal(r.status, -1);
-	assert_int_equal(r.used_len, 0);
-	free(c);
-}
-
 static void test_init_errors(void **state)
 {
 	struct virtio_blk *blk = calloc(1, sizeof(*blk));
 	struct guest_mem mem = { 0 };
-	struct virtio_blk_disk_ops no_write = { .read = mdisk_read };
+	struct virtio_blk_disk_ops no_write = { .readv = mdisk_readv };
 	struct virtio_blk_disk disk = { .ops = &mdisk_ops, .size = 4096 };
 
 	(void)state;
 	log_level = -1;
 	assert_non_null(blk);
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, NULL), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, NULL),
+			 -EINVAL);
 	disk.ops = NULL;
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk),
+			 -EINVAL);
 	disk.ops = &no_write;
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), -EINVAL);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk),
+			 -EINVAL);
 	disk.read_only = true; /* fine without write when read-only */
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), 0);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk),
+			 0);
 	virtio_blk_destroy(blk);
 	/* a bad slot: nothing leaks (ASan checks) */
 	assert_int_equal(virtio_blk_init(blk, NULL, &mem, NULL, &disk),
 			 -EINVAL);
 	/* a disk smaller than a sector has capacity 0 */
 	disk.size = 511;
-	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk), 0);
+	assert_int_equal(virtio_blk_init(blk, &SLOT_RES(0), &mem, NULL, &disk),
+			 0);
 	assert_int_equal(blk->config[0], 0);
 	virtio_blk_destroy(blk);
 	free(blk);
@@ -1094,6 +1284,23 @@ static void *aligned_buf(size_t len, int fill)
 	return p;
 }
 
+/* One-buffer calls of a backend's readv/writev. */
+static ssize_t op_read(const struct virtio_blk_disk_ops *ops, void *o,
+		       void *buf, size_t len, uint64_t off)
+{
+	struct iovec v = { .iov_base = buf, .iov_len = len };
+
+	return ops->readv(o, &v, 1, off);
+}
+
+static ssize_t op_write(const struct virtio_blk_disk_ops *ops, void *o,
+			const void *buf, size_t len, uint64_t off)
+{
+	struct iovec v = { .iov_base = (void *)buf, .iov_len = len };
+
+	return ops->writev(o, &v, 1, off);
+}
+
 static void test_file_read_write(void **state)
 {
 	struct fix *f = *state;
@@ -1115,7 +1322,7 @@ static void test_file_read_write(void **state)
 	assert_false(disk.read_only);
 	assert_memory_equal(disk.id, "serial-1\0\0\0\0\0\0\0\0\0\0\0\0", 20);
 
-	assert_int_equal(ops->write(&bf, buf, 2 * SECTOR, 3 * SECTOR),
+	assert_int_equal(op_write(ops, &bf, buf, 2 * SECTOR, 3 * SECTOR),
 			 2 * SECTOR);
 	assert_int_equal(ops->flush(&bf), 0);
 	back = aligned_buf(8 * SECTOR + 100, 0);
@@ -1127,7 +1334,7 @@ static void test_file_read_write(void **state)
 						  0x5c :
 						  i % 251);
 	memset(buf, 0, 2 * SECTOR);
-	assert_int_equal(ops->read(&bf, buf, 2 * SECTOR, 7 * SECTOR),
+	assert_int_equal(op_read(ops, &bf, buf, 2 * SECTOR, 7 * SECTOR),
 			 SECTOR + 100); /* short at end of file */
 	assert_memory_equal(buf, back + 7 * SECTOR, SECTOR + 100);
 	virtio_blk_file_close(&bf);
@@ -1171,11 +1378,12 @@ static void test_file_read_only(void **state)
 	virtio_blk_file_disk(&bf, NULL, &disk);
 	assert_true(disk.read_only);
 	assert_null(bf.zeroes);
-	assert_int_equal(virtio_blk_file_ops.read(&bf, buf, SECTOR, SECTOR),
-			 SECTOR);
+	assert_int_equal(
+		op_read(&virtio_blk_file_ops, &bf, buf, SECTOR, SECTOR),
+		SECTOR);
 	assert_int_equal(buf[0], SECTOR % 251);
 	/* the descriptor itself refuses writes */
-	assert_int_equal(virtio_blk_file_ops.write(&bf, buf, SECTOR, 0),
+	assert_int_equal(op_write(&virtio_blk_file_ops, &bf, buf, SECTOR, 0),
 			 -EBADF);
 	virtio_blk_file_close(&bf);
 	free(buf);
@@ -1196,25 +1404,25 @@ static void test_file_zeroes_and_discard(void **state)
 	/* the fallback path writes zeroes */
 	bf.no_zero_range = true;
 	assert_int_equal(ops->write_zeroes(&bf, 20 * SECTOR, 8 * SECTOR), 0);
-	assert_int_equal(ops->read(&bf, buf, 10 * SECTOR, 0), 10 * SECTOR);
+	assert_int_equal(op_read(ops, &bf, buf, 10 * SECTOR, 0), 10 * SECTOR);
 	assert_int_equal(buf[0], 0);
 	assert_int_equal(buf[SECTOR - 1], (SECTOR - 1) % 251);
 	assert_memory_equal(buf + SECTOR, zero, 8 * SECTOR);
 	assert_int_equal(buf[9 * SECTOR], (9 * SECTOR) % 251);
-	assert_int_equal(ops->read(&bf, buf, 10 * SECTOR, 19 * SECTOR),
+	assert_int_equal(op_read(ops, &bf, buf, 10 * SECTOR, 19 * SECTOR),
 			 10 * SECTOR);
 	assert_int_equal(buf[0], (19 * SECTOR) % 251);
 	assert_memory_equal(buf + SECTOR, zero, 8 * SECTOR);
 	assert_int_equal(buf[9 * SECTOR], (28 * SECTOR) % 251);
 
 	assert_int_equal(ops->discard(&bf, 40 * SECTOR, 8 * SECTOR), 0);
-	assert_int_equal(ops->read(&bf, buf, 8 * SECTOR, 40 * SECTOR),
+	assert_int_equal(op_read(ops, &bf, buf, 8 * SECTOR, 40 * SECTOR),
 			 8 * SECTOR);
 	if (!bf.no_punch_hole) /* a punched hole reads back as zeroes */
 		assert_memory_equal(buf, zero, 8 * SECTOR);
 	bf.no_punch_hole = true; /* then discard is a successful no-op */
 	assert_int_equal(ops->discard(&bf, 0, SECTOR), 0);
-	assert_int_equal(ops->read(&bf, buf, SECTOR, 0), SECTOR);
+	assert_int_equal(op_read(ops, &bf, buf, SECTOR, 0), SECTOR);
 	assert_int_equal(buf[1], 1);
 	assert_int_equal(bf.size, 64 * SECTOR); /* KEEP_SIZE */
 	virtio_blk_file_close(&bf);
@@ -1226,7 +1434,7 @@ static void test_file_direct(void **state)
 	struct fix *f = *state;
 	const struct virtio_blk_disk_ops *ops = &virtio_blk_file_ops;
 	struct virtio_blk_file bf;
-	uint8_t *buf = aligned_buf(VIRTIO_BLK_BOUNCE_SIZE, 0x3c);
+	uint8_t *buf = aligned_buf(BUF_SIZE, 0x3c);
 	char path[128];
 	int ret;
 
@@ -1241,17 +1449,16 @@ static void test_file_direct(void **state)
 	assert_true(fcntl(bf.fd, F_GETFL) & O_DIRECT);
 	assert_false(fcntl(bf.fd, F_GETFL) & O_NONBLOCK);
 	/* what the device hands over: aligned buffer, 4 KiB multiples */
-	assert_int_equal(ops->write(&bf, buf, 8 * SECTOR, 8 * SECTOR),
+	assert_int_equal(op_write(ops, &bf, buf, 8 * SECTOR, 8 * SECTOR),
 			 8 * SECTOR);
-	memset(buf, 0, VIRTIO_BLK_BOUNCE_SIZE);
-	assert_int_equal(ops->read(&bf, buf, VIRTIO_BLK_BOUNCE_SIZE, 0),
-			 VIRTIO_BLK_BOUNCE_SIZE);
+	memset(buf, 0, BUF_SIZE);
+	assert_int_equal(op_read(ops, &bf, buf, BUF_SIZE, 0), BUF_SIZE);
 	assert_int_equal(buf[8 * SECTOR], 0x3c);
 	assert_int_equal(buf[16 * SECTOR], (16 * SECTOR) % 251);
 	assert_int_equal(ops->write_zeroes(&bf, 0, SECTOR * 8), 0);
 	bf.no_zero_range = true; /* the fallback uses an aligned buffer */
 	assert_int_equal(ops->write_zeroes(&bf, 8 * SECTOR, SECTOR * 8), 0);
-	assert_int_equal(ops->read(&bf, buf, 16 * SECTOR, 0), 16 * SECTOR);
+	assert_int_equal(op_read(ops, &bf, buf, 16 * SECTOR, 0), 16 * SECTOR);
 	for (unsigned int i = 0; i < 16 * SECTOR; i++)
 		assert_int_equal(buf[i], 0);
 	virtio_blk_file_close(&bf);
@@ -1298,8 +1505,9 @@ static void test_file_end_to_end(void **state)
 	assert_int_equal(virtio_blk_file_open(&bf, path, false, false), 0);
 	virtio_blk_file_disk(&bf, "e2e", &disk);
 	vqm_init(&f->m, RAM_SIZE, NUM);
-	assert_int_equal(virtio_blk_init(&f->blk, &SLOT_RES(0), &f->m.mem, &irq, &disk),
-			 0);
+	assert_int_equal(
+		virtio_blk_init(&f->blk, &SLOT_RES(0), &f->m.mem, &irq, &disk),
+		0);
 	assert_int_equal(cfg32(f, 0), 100);
 	driver_up(f, V1 | F_FLUSH);
 	out = vqm_buf_new(&f->m, SECTOR, false, 0xab);
@@ -1364,7 +1572,11 @@ int main(void)
 		T(test_status_is_last_byte),
 		T(test_backend_errors),
 		T(test_broken_queue),
-		T(test_handle_direct),
+		T(test_flush_error_latched),
+		T(test_size_cap),
+		T(test_budget),
+		T(test_aio_flush_after_writes),
+		T(test_aio_reset_drains),
 		cmocka_unit_test(test_init_errors),
 		TF(test_file_read_write),
 		TF(test_file_lock),
