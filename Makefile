@@ -153,7 +153,7 @@ run-host: $(DEPS) kernel lkvm
 clean:
 	rm -rf $(BUILD)
 
-# Also drop the cached kernel, ccache and sysroot.
+# Also drop the cached kernels, kernel trees and sysroot.
 distclean: clean
 	rm -rf $(CACHE)
 
