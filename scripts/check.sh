@@ -12,6 +12,15 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RVKVM_TOP"
 
+suites=${*:-format scripts unit fuzz e2e}
+# make -n check: MAKEFLAGS' first word holds the one-letter options.
+flags=${MAKEFLAGS:-}
+flags=${flags%% *}
+if [[ $flags != -* && $flags == *n* ]]; then
+	echo "check.sh: would build and run the suites: $suites"
+	exit 0
+fi
+
 results=$RVKVM_BUILD/check/results
 logs=$RVKVM_BUILD/check/logs
 rm -rf "$RVKVM_BUILD/check"
@@ -200,7 +209,6 @@ suite_e2e() {
 	done <"${E2E_CASES:-tests/e2e/cases}"
 }
 
-suites=${*:-format scripts unit fuzz e2e}
 for s in $suites; do
 	"suite_$s"
 done
