@@ -6,6 +6,12 @@ SYSROOT    := $(BUILD)/sysroot
 CROSS      := riscv64-linux-gnu-
 export RVKVM_CACHE := $(CACHE)
 
+# What riscv64 builds and the kernel wait for: 'make deps' once per make run.
+# scripts/check.sh runs make again with DEPS= after 'make check' ran it.
+# Native builds (unit tests, fuzzers) need only the Debian packages, never
+# the riscv64 sysroot.
+DEPS       := deps
+
 WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 CSTD       := -std=gnu11 -D_GNU_SOURCE -I.
 
@@ -32,6 +38,7 @@ FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer-no-link,address,undefine
 # zlib and Linux 6.12 uapi headers from the trixie sysroot.
 RV_CC      := $(CROSS)gcc
 RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -static -pthread \
+	      -fstack-protector-strong -D_FORTIFY_SOURCE=2 \
 	      -isystem $(SYSROOT)/usr/include/riscv64-linux-gnu \
 	      -isystem $(SYSROOT)/usr/include
 RV_LDFLAGS := -static -pthread -L$(SYSROOT)/usr/lib/riscv64-linux-gnu
@@ -39,7 +46,8 @@ RV_LIBS    := -lfdt -lz
 LKVM_SRCS  := $(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check e2e check run run-host bench clean distclean
+	fuzz fuzz-check format-check e2e check run run-host bench clean \
+	distclean
 
 all: lkvm kernel images
 
@@ -49,15 +57,15 @@ deps:
 sysroot:
 	@scripts/sysroot.sh
 
-kernel: deps
+kernel: $(DEPS)
 	@scripts/kernel.sh
 
-kernel-tree: deps
+kernel-tree: $(DEPS)
 	@scripts/kernel.sh --tree-only
 
 # --- riscv64 binaries ---------------------------------------------------
 
-$(BUILD)/riscv64/obj/%.o: %.c | deps
+$(BUILD)/riscv64/obj/%.o: %.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -77,12 +85,12 @@ riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
 $(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)
 	@mkdir -p $(dir $@)
 	guest-images/mkdisk.sh tests/e2e/disk-root $@ 4M
-$(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | deps
+$(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $^ -o $@
 
 # A bare-metal guest in Image format (tests/e2e/sbi-probe.S).
-$(BUILD)/riscv64/%.Image: tests/e2e/%.S | deps
+$(BUILD)/riscv64/%.Image: tests/e2e/%.S | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) -nostdlib -static -Wl,-Ttext=0 -Wl,--build-id=none $< -o $@.elf
 	$(CROSS)objcopy -O binary -j .text $@.elf $@
@@ -115,30 +123,38 @@ fuzz: $(FUZZ_BINS)
 
 # --- images, tests, run -------------------------------------------------
 
-images: deps
+images: $(DEPS)
 	@guest-images/mkinitramfs.sh -o $(BUILD)/images/guest-initramfs.cpio.gz
 
-check: deps kernel riscv-tests unit fuzz-check
-	@scripts/check.sh
+# Every C file in git against .clang-format ('clang-format -i FILE' fixes).
+format-check:
+	@command -v clang-format >/dev/null || \
+		{ echo "format-check: clang-format is not installed" >&2; exit 2; }
+	@git ls-files -z '*.c' '*.h' | \
+		xargs -0 clang-format --style=file --dry-run -Werror
 
-e2e: deps kernel riscv-tests
-	@scripts/check.sh e2e
+# check.sh builds what each suite needs (native suites before the kernel).
+check: $(DEPS)
+	@MAKE="$(MAKE)" scripts/check.sh
 
-run: deps kernel lkvm
+e2e: $(DEPS)
+	@MAKE="$(MAKE)" scripts/check.sh e2e
+
+run: $(DEPS) kernel lkvm
 	@scripts/run-host.sh --lkvm --interactive --test scripts/host-run-guest.sh
 
 # Figures, not tests: lkvm start -> guest init, peak RSS.
-bench: deps kernel lkvm
+bench: $(DEPS) kernel lkvm
 	@scripts/bench.sh
 
 # The emulated host alone, with lkvm and the images in /rvkvm.
-run-host: deps kernel lkvm
+run-host: $(DEPS) kernel lkvm
 	@scripts/run-host.sh --lkvm
 
 clean:
 	rm -rf $(BUILD)
 
-# Also drop the cached kernel, ccache and sysroot.
+# Also drop the cached kernels, kernel trees and sysroot.
 distclean: clean
 	rm -rf $(CACHE)
 

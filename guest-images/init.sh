@@ -1,15 +1,35 @@
 #!/bin/busybox sh
 # /init for rvkvm's host and guest initramfs (busybox).
 #
-# Mounts proc, sys, devtmpfs and tmpfs, brings up lo, then either runs the
-# test script /rvkvm/test (printing "rvkvm-<role>-result: <status>" and
-# powering off) or gives an interactive shell (powering off when it exits).
-# The role comes from "rvkvm.role=" on the kernel command line (default:
-# guest), so nested runs keep their result markers apart.
+# Mounts proc, sys, devtmpfs and tmpfs, brings up lo, then hands PID 1 to
+# busybox init, which runs "/init session" once: the test script
+# /rvkvm/test (printing "rvkvm-<role>-result: <status>" and powering off)
+# or an interactive shell (powering off when it exits).  busybox init is
+# what makes poweroff, reboot and halt work: they signal PID 1 (SIGUSR2,
+# SIGTERM, SIGUSR1), and a shell as PID 1 would not act on the signal
+# while it waits for the shell or the test in the foreground.  The role
+# comes from "rvkvm.role=" on the kernel command line (default: guest), so
+# nested runs keep their result markers apart.
+
+if [ "$1" = session ]; then
+	role=$2
+	if [ -x /rvkvm/test ]; then
+		cd /rvkvm
+		./test
+		echo "rvkvm-$role-result: $?"
+	else
+		echo "rvkvm-init: shell; 'poweroff' or exit to leave"
+		# cttyhack (run by init, below) made the console our
+		# controlling tty: job control and Ctrl-C work in sh.
+		sh -l
+	fi
+	sync
+	poweroff -f
+fi
 
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-mkdir -p /proc /sys /dev /tmp /run
+mkdir -p /proc /sys /dev /tmp /run /etc
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -26,13 +46,14 @@ hostname "rvkvm-$role"
 ip link set lo up
 
 echo "rvkvm-init: $role up: $(uname -sr), $(grep -c ^processor /proc/cpuinfo) cpu(s)"
-if [ -x /rvkvm/test ]; then
-	cd /rvkvm
-	./test
-	echo "rvkvm-$role-result: $?"
-else
-	echo "rvkvm-init: shell; 'poweroff' or exit to leave"
-	setsid cttyhack sh -l
-fi
-sync
-poweroff -f
+# The shell gets the console (ttyS0, hvc0) as its controlling tty from
+# cttyhack, which must run as a session leader: init starts it directly.
+session="/init session $role"
+[ -x /rvkvm/test ] || session="/bin/cttyhack $session"
+# On poweroff, reboot or halt busybox init runs the shutdown actions, then
+# stops every process (TERM, then KILL) and asks the kernel.
+cat >/etc/inittab <<EOF
+::once:$session
+::shutdown:/bin/echo "rvkvm-init: $role going down"
+EOF
+exec /bin/busybox init

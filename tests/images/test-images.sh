@@ -20,6 +20,8 @@ printf '#!/bin/sh\necho hi\n' >"$tmp/test.sh"
 t initramfs-built test -s "$tmp/i.cpio.gz"
 mkdir "$tmp/x" && (cd "$tmp/x" && zcat "$tmp/i.cpio.gz" | cpio -id --quiet 2>/dev/null)
 t initramfs-has-init test -x "$tmp/x/init"
+# A syntax error in /init would show only after a kernel build and a boot.
+t initramfs-init-parses sh -n "$tmp/x/init"
 t initramfs-has-riscv64-busybox bash -c "file '$tmp/x/bin/busybox' | grep -q 'RISC-V'"
 t initramfs-has-added-file diff -q "$tmp/payload" "$tmp/x/opt/payload"
 t initramfs-has-test-script diff -q "$tmp/test.sh" "$tmp/x/rvkvm/test"
