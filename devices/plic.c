@@ -282,8 +282,7 @@ int plic_init(struct plic *p, const struct dev_res *res,
 {
 	int err;
 
-	if (!res || !nr_contexts || nr_contexts > PLIC_MAX_CONTEXTS ||
-	    !outputs)
+	if (!res || !nr_contexts || nr_contexts > PLIC_MAX_CONTEXTS || !outputs)
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	err = pthread_mutex_init(&p->lock, NULL);

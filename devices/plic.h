@@ -55,14 +55,14 @@ struct plic_context {
  */
 struct plic {
 	pthread_mutex_t lock;
-	struct dev_res res; /* immutable after init */
+	struct dev_res res;	  /* immutable after init */
 	unsigned int nr_contexts; /* immutable after init */
 	uint8_t priority[PLIC_WORDS * 32];
 	uint32_t pending[PLIC_WORDS]; /* IP bits seen by the guest */
 	uint32_t claimed[PLIC_WORDS]; /* in service */
-	uint32_t held[PLIC_WORDS]; /* edge seen during service */
-	uint32_t line[PLIC_WORDS]; /* input levels from devices */
-	uint32_t edge[PLIC_WORDS]; /* edge-triggered (host config) */
+	uint32_t held[PLIC_WORDS];    /* edge seen during service */
+	uint32_t line[PLIC_WORDS];    /* input levels from devices */
+	uint32_t edge[PLIC_WORDS];    /* edge-triggered (host config) */
 	struct plic_context ctx[PLIC_MAX_CONTEXTS];
 };
 

@@ -367,8 +367,9 @@ static int uart_mmio_fdt(void *opaque, void *fdt)
 	int err;
 
 	err = dev_fdt_begin(fdt, "serial", compat, sizeof(compat), &u->res);
-	err = err ?: fdt_property_u32(fdt, "clock-frequency",
-				      UART8250_CLOCK_HZ);
+	err = err   ?:
+		      fdt_property_u32(fdt, "clock-frequency",
+				       UART8250_CLOCK_HZ);
 	err = err ?: dev_fdt_irq(fdt, &u->res);
 	return err ?: fdt_end_node(fdt);
 }

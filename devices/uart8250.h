@@ -57,7 +57,7 @@
 
 #define UART8250_IER_ERBFI 0x01 /* received data available */
 #define UART8250_IER_ETBEI 0x02 /* transmitter holding register empty */
-#define UART8250_IER_ELSI 0x04 /* receiver line status */
+#define UART8250_IER_ELSI 0x04	/* receiver line status */
 #define UART8250_IER_EDSSI 0x08 /* modem status */
 #define UART8250_IER_MASK 0x0f
 
@@ -109,12 +109,12 @@ struct uart8250 {
 
 	uint8_t ier, fcr, lcr, mcr, scr, dll, dlm;
 	uint8_t msr_delta; /* MSR bits 3:0; bits 7:4 are computed */
-	bool overrun; /* LSR.OE, cleared by reading LSR */
+	bool overrun;	   /* LSR.OE, cleared by reading LSR */
 	bool thr_ipending; /* THRE interrupt latched, see uart8250.c */
-	bool rx_armed; /* IER.ERBFI was set: host input may arrive */
+	bool rx_armed;	   /* IER.ERBFI was set: host input may arrive */
 
 	uint8_t rx_fifo[UART8250_FIFO_SIZE];
-	unsigned int rx_head; /* index of the oldest byte */
+	unsigned int rx_head;  /* index of the oldest byte */
 	unsigned int rx_count; /* bytes waiting, <= UART8250_FIFO_SIZE */
 };
 

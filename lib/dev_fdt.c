@@ -44,6 +44,7 @@ int dev_fdt_irq(void *fdt, const struct dev_res *res)
 	if (n < 0)
 		return n;
 	err = fdt_property(fdt, "interrupts", spec, n * sizeof(spec[0]));
-	return err ?: fdt_property_u32(fdt, "interrupt-parent",
-				       res->irq_parent);
+	return err   ?:
+		       fdt_property_u32(fdt, "interrupt-parent",
+					res->irq_parent);
 }

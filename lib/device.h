@@ -70,15 +70,15 @@ static inline void mmio_data_put(void *data, unsigned int len, uint64_t v)
  * whoever creates them and never look addresses up themselves.
  */
 struct dev_res {
-	uint64_t base, size;	/* guest physical MMIO window */
-	uint32_t irq;		/* source number at irq_parent; 0: none */
-	uint32_t irq_parent;	/* phandle of the interrupt controller */
+	uint64_t base, size; /* guest physical MMIO window */
+	uint32_t irq;	     /* source number at irq_parent; 0: none */
+	uint32_t irq_parent; /* phandle of the interrupt controller */
 	/*
 	 * irq_parent's #interrupt-cells: 1 (PLIC: source) or 2 (APLIC:
 	 * source, IRQ_TYPE_LEVEL_HIGH): device interrupts are level.
 	 */
 	uint32_t irq_cells;
-	uint32_t phandle;	/* the device's own phandle; 0: none */
+	uint32_t phandle; /* the device's own phandle; 0: none */
 };
 
 /* A byte sink, e.g. the UART's transmitter or the SBI console. */

@@ -29,8 +29,8 @@ int guest_mem_read(const struct guest_mem *mem, uint64_t gpa, void *buf,
 	return 0;
 }
 
-int guest_mem_write(const struct guest_mem *mem, uint64_t gpa,
-		    const void *buf, size_t len)
+int guest_mem_write(const struct guest_mem *mem, uint64_t gpa, const void *buf,
+		    size_t len)
 {
 	void *p = guest_mem_ptr(mem, gpa, len);
 

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 struct guest_mem {
-	uint64_t base;	/* guest physical address of the first byte */
-	uint64_t size;	/* bytes */
-	uint8_t *host;	/* host mapping of the first byte */
+	uint64_t base; /* guest physical address of the first byte */
+	uint64_t size; /* bytes */
+	uint8_t *host; /* host mapping of the first byte */
 };
 
 /*
@@ -26,7 +26,7 @@ void *guest_mem_ptr(const struct guest_mem *mem, uint64_t gpa, uint64_t len);
 /* Copy to/from guest RAM; -EFAULT when the range is not all RAM. */
 int guest_mem_read(const struct guest_mem *mem, uint64_t gpa, void *buf,
 		   size_t len);
-int guest_mem_write(const struct guest_mem *mem, uint64_t gpa,
-		    const void *buf, size_t len);
+int guest_mem_write(const struct guest_mem *mem, uint64_t gpa, const void *buf,
+		    size_t len);
 
 #endif

@@ -22,11 +22,11 @@ void log_msg(enum log_level level, const char *fmt, ...)
 #define pr_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
-#define pr_once(level, ...)                                        \
-	do {                                                       \
-		static atomic_bool logged_;                        \
-		if (!atomic_exchange(&logged_, true))              \
-			log_msg(level, __VA_ARGS__);               \
+#define pr_once(level, ...)                           \
+	do {                                          \
+		static atomic_bool logged_;           \
+		if (!atomic_exchange(&logged_, true)) \
+			log_msg(level, __VA_ARGS__);  \
 	} while (0)
 
 /* A guest did something the spec forbids or we do not support. */

@@ -99,7 +99,7 @@
 #define VIRTIO_BLK_CFG_SEG_MAX 12
 #define VIRTIO_BLK_CFG_GEOMETRY 16 /* 4 bytes */
 #define VIRTIO_BLK_CFG_BLK_SIZE 20
-#define VIRTIO_BLK_CFG_TOPOLOGY 24 /* 8 bytes */
+#define VIRTIO_BLK_CFG_TOPOLOGY 24  /* 8 bytes */
 #define VIRTIO_BLK_CFG_WRITEBACK 32 /* u8, then unused0 u8, num_queues le16 */
 #define VIRTIO_BLK_CFG_MAX_DISCARD_SECTORS 36
 #define VIRTIO_BLK_CFG_MAX_DISCARD_SEG 40
@@ -186,8 +186,8 @@ struct virtio_blk_io {
 	enum virtio_blk_op op;
 	int iovcnt;
 	uint64_t off, len;
-	bool flush_after; /* write-through: flush after a good write */
-	int res; /* 0, or -errno (-EIO for a short transfer) */
+	bool flush_after;  /* write-through: flush after a good write */
+	int res;	   /* 0, or -errno (-EIO for a short transfer) */
 	bool flush_failed; /* res came from flush (or flush_after) */
 	struct virtio_blk_io *next; /* the engine's lists */
 	struct iovec iov[VIRTQ_CHAIN_MAX_SEGS];
@@ -228,8 +228,8 @@ struct virtio_blk_req {
 	struct virtq_chain chain;
 	struct virtio_blk_io io;
 	unsigned int q;
-	uint32_t gen; /* the device's reset count at pop */
-	uint64_t seq; /* write: submission order; flush: barrier */
+	uint32_t gen;	 /* the device's reset count at pop */
+	uint64_t seq;	 /* write: submission order; flush: barrier */
 	uint8_t *status; /* the chain's status byte */
 	uint32_t used_len;
 	bool busy, parked; /* in use; a flush waiting for writes */
@@ -246,10 +246,10 @@ struct virtio_blk {
 	void *rearm_opaque;
 	/* Under vm.lock: */
 	struct virtio_blk_req *reqs; /* VIRTIO_BLK_DEPTH slots */
-	unsigned int inflight; /* busy slots */
+	unsigned int inflight;	     /* busy slots */
 	uint32_t gen;
 	uint64_t write_seq;
-	int flush_err; /* a failed flush, latched until reset */
+	int flush_err;		/* a failed flush, latched until reset */
 	pthread_cond_t drained; /* inflight reached 0 (with vm.lock) */
 	struct {
 		uint8_t op;
@@ -304,7 +304,7 @@ struct virtio_blk_file {
 	bool read_only, direct, is_blkdev;
 	bool no_zero_range; /* ZERO_RANGE unsupported: write zeroes instead */
 	bool no_punch_hole; /* PUNCH_HOLE unsupported: discard is a no-op */
-	uint8_t *zeroes; /* VIRTIO_BLK_ZEROES aligned zero bytes */
+	uint8_t *zeroes;    /* VIRTIO_BLK_ZEROES aligned zero bytes */
 };
 
 extern const struct virtio_blk_disk_ops virtio_blk_file_ops;

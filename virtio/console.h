@@ -51,10 +51,10 @@
 #define VIRTIO_CONSOLE_NUM_QUEUES 2
 
 /* Configuration space offsets (§5.3.4, struct virtio_console_config). */
-#define VIRTIO_CONSOLE_CFG_COLS 0 /* le16 */
-#define VIRTIO_CONSOLE_CFG_ROWS 2 /* le16 */
+#define VIRTIO_CONSOLE_CFG_COLS 0	  /* le16 */
+#define VIRTIO_CONSOLE_CFG_ROWS 2	  /* le16 */
 #define VIRTIO_CONSOLE_CFG_MAX_NR_PORTS 4 /* le32 */
-#define VIRTIO_CONSOLE_CFG_EMERG_WR 8 /* le32, write-only */
+#define VIRTIO_CONSOLE_CFG_EMERG_WR 8	  /* le32, write-only */
 #define VIRTIO_CONSOLE_CONFIG_SIZE 12
 
 #define VIRTIO_CONSOLE_QUEUE_SIZE 256
@@ -67,7 +67,7 @@ struct virtio_console {
 	void (*rx_wake)(void *opaque); /* optional, see set_rx_wake */
 	void *rx_wake_opaque;
 	uint8_t config[VIRTIO_CONSOLE_CONFIG_SIZE]; /* little-endian, fixed */
-	uint8_t bounce[VIRTIO_CONSOLE_TX_PIECE]; /* used under vm.lock */
+	uint8_t bounce[VIRTIO_CONSOLE_TX_PIECE];    /* used under vm.lock */
 	struct virtq_chain chain; /* scratch, used under vm.lock */
 };
 

@@ -101,8 +101,8 @@ struct virtio_mmio {
 	uint32_t config_generation;
 	uint32_t device_features_sel, driver_features_sel, queue_sel;
 	uint64_t driver_features; /* as written by the driver */
-	uint64_t features; /* accepted at FEATURES_OK */
-	uint32_t kick_pending; /* queues notified before DRIVER_OK */
+	uint64_t features;	  /* accepted at FEATURES_OK */
+	uint32_t kick_pending;	  /* queues notified before DRIVER_OK */
 	struct virtqueue queues[VIRTIO_MMIO_MAX_QUEUES];
 };
 

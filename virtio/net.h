@@ -90,12 +90,12 @@
 
 /* struct virtio_net_hdr_v1 (§5.1.6): little-endian, 12 bytes. */
 #define VIRTIO_NET_HDR_SIZE 12
-#define VIRTIO_NET_HDR_FLAGS 0 /* u8 */
-#define VIRTIO_NET_HDR_GSO_TYPE 1 /* u8 */
-#define VIRTIO_NET_HDR_HDR_LEN 2 /* le16 */
-#define VIRTIO_NET_HDR_GSO_SIZE 4 /* le16 */
-#define VIRTIO_NET_HDR_CSUM_START 6 /* le16 */
-#define VIRTIO_NET_HDR_CSUM_OFFSET 8 /* le16 */
+#define VIRTIO_NET_HDR_FLAGS 0	      /* u8 */
+#define VIRTIO_NET_HDR_GSO_TYPE 1     /* u8 */
+#define VIRTIO_NET_HDR_HDR_LEN 2      /* le16 */
+#define VIRTIO_NET_HDR_GSO_SIZE 4     /* le16 */
+#define VIRTIO_NET_HDR_CSUM_START 6   /* le16 */
+#define VIRTIO_NET_HDR_CSUM_OFFSET 8  /* le16 */
 #define VIRTIO_NET_HDR_NUM_BUFFERS 10 /* le16 */
 
 #define VIRTIO_NET_HDR_F_NEEDS_CSUM 1
@@ -109,8 +109,8 @@
 #define VIRTIO_NET_HDR_GSO_ECN 0x80
 
 /* Configuration space (§5.1.4, struct virtio_net_config). */
-#define VIRTIO_NET_CFG_MAC 0 /* u8[6] */
-#define VIRTIO_NET_CFG_STATUS 6 /* le16 */
+#define VIRTIO_NET_CFG_MAC 0	      /* u8[6] */
+#define VIRTIO_NET_CFG_STATUS 6	      /* le16 */
 #define VIRTIO_NET_CFG_MAX_VQ_PAIRS 8 /* le16 */
 #define VIRTIO_NET_CONFIG_SIZE 10
 #define VIRTIO_NET_S_LINK_UP 1
@@ -158,10 +158,10 @@ struct virtio_net {
 	struct virtio_mmio vm;
 	struct virtio_net_backend be;
 	uint8_t config[VIRTIO_NET_CONFIG_SIZE]; /* little-endian, fixed */
-	uint64_t features; /* negotiated, kept at FEATURES_OK */
+	uint64_t features;	   /* negotiated, kept at FEATURES_OK */
 	uint64_t offloads_applied; /* GUEST_* bits given to set_offloads() */
 	struct virtio_net_stats stats;
-	uint8_t *tx_buf; /* VIRTIO_NET_FRAME_MAX, used under vm.lock */
+	uint8_t *tx_buf;	  /* VIRTIO_NET_FRAME_MAX, used under vm.lock */
 	struct virtq_chain chain; /* scratch, used under vm.lock */
 };
 

@@ -78,13 +78,13 @@ struct virtqueue {
 	uint32_t num;
 	uint64_t desc_gpa, avail_gpa, used_gpa;
 	bool event_idx; /* VIRTIO_F_EVENT_IDX negotiated */
-	bool indirect; /* VIRTIO_F_INDIRECT_DESC negotiated */
+	bool indirect;	/* VIRTIO_F_INDIRECT_DESC negotiated */
 
 	/* Device state; the host pointers are valid while ready. */
 	bool ready;
 	bool broken;
 	uint16_t last_avail_idx; /* next avail entry to pop */
-	uint16_t used_idx; /* next used entry to publish */
+	uint16_t used_idx;	 /* next used entry to publish */
 	uint16_t signalled_used; /* used_idx at the last notify check */
 	uint16_t filled; /* entries written at used_idx + 0.. not published */
 	uint16_t unpoppable; /* chains popped since the last fill (<= num) */
@@ -94,7 +94,7 @@ struct virtqueue {
 /* One non-empty guest buffer of a chain. */
 struct virtq_seg {
 	uint8_t *addr; /* host pointer, [addr, addr + len) is RAM */
-	uint32_t len; /* > 0 */
+	uint32_t len;  /* > 0 */
 	bool writable; /* device-writable */
 };
 
@@ -118,9 +118,9 @@ struct virtq_chain {
 struct virtq_iter {
 	const struct virtq_chain *chain;
 	unsigned int seg, end; /* current and one-past-last segment */
-	uint32_t off; /* offset in the current segment */
-	uint64_t remaining; /* bytes left in [seg, end) */
-	uint64_t done; /* bytes copied so far */
+	uint32_t off;	       /* offset in the current segment */
+	uint64_t remaining;    /* bytes left in [seg, end) */
+	uint64_t done;	       /* bytes copied so far */
 };
 
 struct virtq_reader {

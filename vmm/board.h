@@ -37,25 +37,25 @@ struct board_irqchip {
 /* One virtio-mmio slot: where its transport lives and how it interrupts. */
 struct board_slot {
 	struct board *board;
-	struct virtio_mmio *transport;	/* NULL until board_virtio_add() */
+	struct virtio_mmio *transport; /* NULL until board_virtio_add() */
 	struct dev_res res;
-	struct irq_line line;		/* the transport's interrupt */
-	int kick_fd;			/* eventfd behind a KVM ioeventfd */
-	int irq_fd;			/* AIA: eventfd behind a KVM irqfd */
+	struct irq_line line; /* the transport's interrupt */
+	int kick_fd;	      /* eventfd behind a KVM ioeventfd */
+	int irq_fd;	      /* AIA: eventfd behind a KVM irqfd */
 };
 
 struct board {
 	struct vm *vm;
 	struct board_irqchip chip;
-	struct plic plic;		/* with IRQCHIP_KIND_PLIC */
-	struct aia_params aia_params;	/* with IRQCHIP_KIND_AIA: */
-	struct aia_state aia;		/* filled at each boot by KVM */
+	struct plic plic;	      /* with IRQCHIP_KIND_PLIC */
+	struct aia_params aia_params; /* with IRQCHIP_KIND_AIA: */
+	struct aia_state aia;	      /* filled at each boot by KVM */
 	struct uart8250 uart;
 	struct irq_line uart_irq;
 	struct virtio_rng rng;
 	bool rng_live;
 	struct board_slot virtio[BOARD_VIRTIO_SLOTS];
-	unsigned int nr_virtio;		/* slots handed out */
+	unsigned int nr_virtio; /* slots handed out */
 };
 
 /* The guest physical address of RAM on this board. */

@@ -27,7 +27,7 @@ _Static_assert(BOARD_VIRTIO_SLOTS == LAYOUT_VIRTIO_MMIO_SLOTS,
 _Static_assert(LAYOUT_NR_IRQS <= PLIC_MAX_SOURCES,
 	       "the PLIC has fewer sources than the board hands out");
 _Static_assert(LAYOUT_VIRTIO_MMIO_FIRST_IRQ + LAYOUT_VIRTIO_MMIO_SLOTS <=
-		       LAYOUT_UART_IRQ ||
+			       LAYOUT_UART_IRQ ||
 		       LAYOUT_VIRTIO_MMIO_FIRST_IRQ > LAYOUT_UART_IRQ,
 	       "virtio-mmio interrupts overlap the UART's");
 _Static_assert(PHANDLE_CPU_INTC(CONFIG_MAX_CPUS) <= PHANDLE_IMSIC,
@@ -83,7 +83,8 @@ static void slot_irq_set(void *opaque, int level)
 static int board_plic_up(struct board *b)
 {
 	const struct dev_res res = {
-		.base = LAYOUT_PLIC_BASE, .size = PLIC_SIZE,
+		.base = LAYOUT_PLIC_BASE,
+		.size = PLIC_SIZE,
 		.phandle = PHANDLE_IRQCHIP,
 		.irq_parent = PHANDLE_CPU_INTC(0),
 	};
@@ -126,8 +127,10 @@ static void board_irqchip_down(struct board *b)
 static int board_uart_up(struct board *b, const struct char_out *out)
 {
 	const struct dev_res res = {
-		.base = LAYOUT_UART_BASE, .size = LAYOUT_UART_SIZE,
-		.irq = LAYOUT_UART_IRQ, .irq_parent = PHANDLE_IRQCHIP,
+		.base = LAYOUT_UART_BASE,
+		.size = LAYOUT_UART_SIZE,
+		.irq = LAYOUT_UART_IRQ,
+		.irq_parent = PHANDLE_IRQCHIP,
 		.irq_cells = board_aia(b) ? 2 : 1,
 	};
 	int ret;
@@ -138,8 +141,8 @@ static int board_uart_up(struct board *b, const struct char_out *out)
 		pr_err("cannot set up the UART: %s", strerror(-ret));
 		return ret;
 	}
-	ret = mmio_bus_add(&b->vm->bus, res.base, res.size,
-			   &uart8250_mmio_ops, &b->uart);
+	ret = mmio_bus_add(&b->vm->bus, res.base, res.size, &uart8250_mmio_ops,
+			   &b->uart);
 	if (ret) {
 		pr_err("MMIO map of the UART: %s", strerror(-ret));
 		uart8250_destroy(&b->uart);
@@ -178,8 +181,7 @@ void board_down(struct board *b)
 	board_irqchip_down(b);
 }
 
-static void board_slot_res(struct board *b, unsigned int n,
-			   struct dev_res *res)
+static void board_slot_res(struct board *b, unsigned int n, struct dev_res *res)
 {
 	*res = (struct dev_res){
 		.base = LAYOUT_VIRTIO_MMIO_BASE + n * LAYOUT_VIRTIO_MMIO_SIZE,
@@ -264,17 +266,18 @@ static unsigned int board_fdt_devices(struct board *b,
 	unsigned int n = 0;
 
 	if (board_aia(b)) {
-		devices[n++] = (struct fdt_device){ &aia_imsic_fdt_ops,
-						    &b->aia };
-		devices[n++] = (struct fdt_device){ &aia_aplic_fdt_ops,
-						    &b->aia };
+		devices[n++] =
+			(struct fdt_device){ &aia_imsic_fdt_ops, &b->aia };
+		devices[n++] =
+			(struct fdt_device){ &aia_aplic_fdt_ops, &b->aia };
 	} else {
 		devices[n++] = (struct fdt_device){ &plic_mmio_ops, &b->plic };
 	}
 	devices[n++] = (struct fdt_device){ &uart8250_mmio_ops, &b->uart };
 	for (unsigned int i = 0; i < b->nr_virtio; i++)
 		devices[n++] = (struct fdt_device){
-			&virtio_mmio_ops, b->virtio[i].transport,
+			&virtio_mmio_ops,
+			b->virtio[i].transport,
 		};
 	return n;
 }

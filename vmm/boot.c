@@ -104,7 +104,8 @@ static int boot_fdt(struct vm *vm, struct board *b,
 int boot_load(struct vm *vm, struct board *b, struct boot_entry *entry)
 {
 	struct loader_files files = {
-		.kernel = vm->cfg->kernel, .initrd = vm->cfg->initrd,
+		.kernel = vm->cfg->kernel,
+		.initrd = vm->cfg->initrd,
 		.fdt_max = FDT_MAX_SIZE,
 	};
 	struct loader_placement place;
@@ -120,7 +121,9 @@ int boot_load(struct vm *vm, struct board *b, struct boot_entry *entry)
 	if (ret)
 		return ret;
 	*entry = (struct boot_entry){
-		.pc = place.kernel_addr, .a0 = 0, .a1 = place.fdt_addr,
+		.pc = place.kernel_addr,
+		.a0 = 0,
+		.a1 = place.fdt_addr,
 	};
 	return 0;
 }

@@ -12,7 +12,7 @@
 
 /* The boot hart's registers. */
 struct boot_entry {
-	uint64_t pc, a0, a1;	/* kernel entry, hart id, device tree */
+	uint64_t pc, a0, a1; /* kernel entry, hart id, device tree */
 };
 
 /*

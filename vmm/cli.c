@@ -23,14 +23,14 @@
 
 #define CLI_UNUSED __attribute__((unused))
 
-#define HELP_COL 32	/* where the help text of an option starts */
-#define HELP_WIDTH 79	/* wrap the extension lists here */
+#define HELP_COL 32   /* where the help text of an option starts */
+#define HELP_WIDTH 79 /* wrap the extension lists here */
 
 struct cli_run {
 	struct vm_config *cfg;
 	const struct cli_host *host;
 	FILE *out, *err;
-	const char *spelled;	/* the option as typed, for messages */
+	const char *spelled; /* the option as typed, for messages */
 	int spelled_len;
 };
 
@@ -39,14 +39,14 @@ typedef int cli_setter(struct cli_run *r, const struct cli_opt *o,
 		       const char *arg);
 
 struct cli_opt {
-	const char *name;	/* long name; NULL: a group title in .help */
-	char letter;		/* short option, 0 if none */
-	bool prefix;		/* --<name>EXT, EXT is passed as arg */
-	const char *arg;	/* argument name for --help; NULL: a flag */
-	const char *help;	/* a '\n' continues in the help column */
+	const char *name; /* long name; NULL: a group title in .help */
+	char letter;	  /* short option, 0 if none */
+	bool prefix;	  /* --<name>EXT, EXT is passed as arg */
+	const char *arg;  /* argument name for --help; NULL: a flag */
+	const char *help; /* a '\n' continues in the help column */
 	cli_setter *set;
-	size_t field;		/* offsetof() in vm_config, if used */
-	size_t flag;		/* offsetof() of a bool to raise, if used */
+	size_t field; /* offsetof() in vm_config, if used */
+	size_t flag;  /* offsetof() of a bool to raise, if used */
 };
 
 struct cli_choice {
@@ -156,8 +156,7 @@ static int set_string(struct cli_run *r, const struct cli_opt *o,
 	return 0;
 }
 
-static int set_path(struct cli_run *r, const struct cli_opt *o,
-		    const char *arg)
+static int set_path(struct cli_run *r, const struct cli_opt *o, const char *arg)
 {
 	if (!arg[0])
 		return cli_err(r, "option '%.*s' requires a non-empty argument",
@@ -179,16 +178,21 @@ static int set_mem(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	int ret = cli_parse_size(arg, &bytes);
 
 	if (ret == -EINVAL)
-		return cli_err(r, "invalid memory size '%s' (expected SIZE[KMGT]; a bare number is MiB)",
-			       arg);
+		return cli_err(
+			r,
+			"invalid memory size '%s' (expected SIZE[KMGT]; a bare number is MiB)",
+			arg);
 	if (ret == -ERANGE || bytes > CONFIG_RAM_MAX)
-		return cli_err(r, "memory size '%s' is above the maximum of %llu GiB",
-			       arg, CONFIG_RAM_MAX >> 30);
+		return cli_err(
+			r, "memory size '%s' is above the maximum of %llu GiB",
+			arg, CONFIG_RAM_MAX >> 30);
 	if (bytes < CLI_MEM_MIN)
-		return cli_err(r, "memory size '%s' is below the minimum of %llu MiB",
-			       arg, CLI_MEM_MIN >> 20);
+		return cli_err(
+			r, "memory size '%s' is below the minimum of %llu MiB",
+			arg, CLI_MEM_MIN >> 20);
 	if (bytes % CLI_MEM_ALIGN)
-		return cli_err(r, "memory size '%s' is not a multiple of %llu MiB",
+		return cli_err(r,
+			       "memory size '%s' is not a multiple of %llu MiB",
 			       arg, CLI_MEM_ALIGN >> 20);
 	r->cfg->ram_size = bytes;
 	return 0;
@@ -200,8 +204,9 @@ static int set_cpus(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	uint64_t n;
 
 	if (cli_parse_u64(arg, &n) || n < 1 || n > CONFIG_MAX_CPUS)
-		return cli_err(r, "invalid number of CPUs '%s' (expected 1..%d)", arg,
-			       CONFIG_MAX_CPUS);
+		return cli_err(r,
+			       "invalid number of CPUs '%s' (expected 1..%d)",
+			       arg, CONFIG_MAX_CPUS);
 	r->cfg->nr_cpus = n;
 	return 0;
 }
@@ -210,8 +215,10 @@ static int set_custom_id(struct cli_run *r, const struct cli_opt *o,
 			 const char *arg)
 {
 	if (cli_parse_u64(arg, cfg_field(r, o->field)))
-		return cli_err(r, "invalid --%s '%s' (expected a decimal or 0x hex number up to 64 bits)",
-			       o->name, arg);
+		return cli_err(
+			r,
+			"invalid --%s '%s' (expected a decimal or 0x hex number up to 64 bits)",
+			o->name, arg);
 	*(bool *)cfg_field(r, o->flag) = true;
 	return 0;
 }
@@ -268,18 +275,14 @@ static const struct cli_choice irqchips[] = {
 };
 
 static const struct cli_choice transports[] = {
-	{ "mmio", 0, true },
-	{ "pci", 0, false },
-	{ "mmio-legacy", 0, false },
-	{ "pci-legacy", 0, false },
+	{ "mmio", 0, true },	     { "pci", 0, false },
+	{ "mmio-legacy", 0, false }, { "pci-legacy", 0, false },
 	{ NULL, 0, false },
 };
 
 static const struct cli_choice loglevels[] = {
-	{ "error", LOG_ERR, true },
-	{ "warning", LOG_WARN, true },
-	{ "info", LOG_INFO, true },
-	{ "debug", LOG_DEBUG, true },
+	{ "error", LOG_ERR, true }, { "warning", LOG_WARN, true },
+	{ "info", LOG_INFO, true }, { "debug", LOG_DEBUG, true },
 	{ NULL, 0, false },
 };
 
@@ -333,13 +336,14 @@ static int set_debug(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 
 static int unknown_ext(struct cli_run *r, const char *kind, const char *ext)
 {
-	return cli_err(r, "unknown option '%.*s' (no %s extension '%s'; see 'lkvm run --help')",
-		       r->spelled_len, r->spelled, kind, ext);
+	return cli_err(
+		r,
+		"unknown option '%.*s' (no %s extension '%s'; see 'lkvm run --help')",
+		r->spelled_len, r->spelled, kind, ext);
 }
 
 static int set_disable_isa(struct cli_run *r,
-			   CLI_UNUSED const struct cli_opt *o,
-			   const char *ext)
+			   CLI_UNUSED const struct cli_opt *o, const char *ext)
 {
 	int id = isa_ext_lookup(ext);
 
@@ -350,8 +354,7 @@ static int set_disable_isa(struct cli_run *r,
 }
 
 static int set_disable_sbi(struct cli_run *r,
-			   CLI_UNUSED const struct cli_opt *o,
-			   const char *ext)
+			   CLI_UNUSED const struct cli_opt *o, const char *ext)
 {
 	int id = sbi_ext_lookup(ext);
 
@@ -386,8 +389,10 @@ static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		else if (n == 6 && !strncmp(opt + 1, "direct", 6))
 			d->direct = true;
 		else
-			return cli_err(r, "unknown --disk option '%.*s' in '%s' (expected ro or direct)",
-				       (int)n, opt + 1, arg);
+			return cli_err(
+				r,
+				"unknown --disk option '%.*s' in '%s' (expected ro or direct)",
+				(int)n, opt + 1, arg);
 		opt = next;
 	}
 	r->cfg->nr_disks++;
@@ -414,8 +419,9 @@ static bool nic_parse_mac(uint8_t *mac, const char *v, size_t n)
 		return false;
 	memcpy(buf, v, n);
 	buf[n] = '\0';
-	if (sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2],
-		   &b[3], &b[4], &b[5], &tail) != 6 || (b[0] & 1))
+	if (sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6 ||
+	    (b[0] & 1))
 		return false;
 	for (int i = 0; i < 6; i++)
 		mac[i] = b[i];
@@ -426,7 +432,8 @@ static bool nic_parse_ip(char *dst, const char *v, size_t n)
 {
 	struct in_addr a;
 
-	return nic_copy(dst, CONFIG_IP_MAX, v, n) && inet_pton(AF_INET, dst, &a);
+	return nic_copy(dst, CONFIG_IP_MAX, v, n) &&
+	       inet_pton(AF_INET, dst, &a);
 }
 
 /* One "key=value" of -n; false when the key or value is bad. */
@@ -474,15 +481,18 @@ static int set_network(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	*nic = (struct nic_config){
 		.tap = true,
 		.mac = { 0x02, 0x15, 0x15, 0x15, 0x15, 0x15 + i },
-		.host_ip = "192.168.33.1", .guest_ip = "192.168.33.15",
-		.script = "none", .downscript = "none",
+		.host_ip = "192.168.33.1",
+		.guest_ip = "192.168.33.15",
+		.script = "none",
+		.downscript = "none",
 	};
 	while (*p) {
 		size_t n = strcspn(p, ",");
 
 		if (!nic_set(nic, p, n))
-			return cli_err(r, "invalid --network setting '%.*s' in '%s'",
-				       (int)n, p, arg);
+			return cli_err(
+				r, "invalid --network setting '%.*s' in '%s'",
+				(int)n, p, arg);
 		p += n + (p[n] == ',');
 	}
 	r->cfg->nr_nics++;
@@ -513,12 +523,13 @@ static int set_help(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 
 static const struct cli_opt cli_opts[] = {
 	{ .help = "Basic options:" },
-	{ OPT("name", 0, "NAME", set_path,
-	      "Guest name (default: guest-<pid>)"), .field = CFG(name) },
+	{ OPT("name", 0, "NAME", set_path, "Guest name (default: guest-<pid>)"),
+	  .field = CFG(name) },
 	{ OPT("cpus", 'c', "N", set_cpus,
-	      "Number of vCPUs, 1.." STR(CONFIG_MAX_CPUS)
-	      " (default: the host's\n"
-	      "online CPUs, at most " STR(CONFIG_MAX_CPUS) ")") },
+	      "Number of vCPUs, 1.." STR(
+		      CONFIG_MAX_CPUS) " (default: the host's\n"
+				       "online CPUs, at most " STR(
+					       CONFIG_MAX_CPUS) ")") },
 	{ OPT("mem", 'm', "SIZE", set_mem,
 	      "Guest RAM, SIZE[KMGT]; a bare number is MiB.\n"
 	      "16M..512G, a multiple of 2M (default: 64M *\n"
@@ -535,7 +546,8 @@ static const struct cli_opt cli_opts[] = {
 	{ OPT("rng", 0, NULL, set_rng,
 	      "virtio RNG (entropy from the host's getrandom)") },
 	{ OPT("dev", 0, "PATH", set_path,
-	      "KVM device file (default: /dev/kvm)"), .field = CFG(dev) },
+	      "KVM device file (default: /dev/kvm)"),
+	  .field = CFG(dev) },
 	{ OPT("hugetlbfs", 0, "PATH", set_path,
 	      "Back guest RAM with the hugetlbfs mounted at\nPATH"),
 	  .field = CFG(hugetlbfs) },
@@ -550,7 +562,8 @@ static const struct cli_opt cli_opts[] = {
 	{ .help = "Kernel options:" },
 	{ OPT("kernel", 'k', "FILE", set_path,
 	      "Kernel Image to boot (or give it as the first\n"
-	      "argument that is not an option)"), .field = CFG(kernel) },
+	      "argument that is not an option)"),
+	  .field = CFG(kernel) },
 	{ OPT("initrd", 'i', "FILE", set_path, "Initial RAM disk"),
 	  .field = CFG(initrd) },
 	{ OPT("params", 'p', "ARGS", set_string,
@@ -586,10 +599,12 @@ static const struct cli_opt cli_opts[] = {
 	      "plic (default: auto)") },
 	/* Before "disable-": the longer prefix must match first. */
 	{ OPT("disable-sbi-", 0, NULL, set_disable_sbi,
-	      "Hide SBI extension EXT from the guest"), .prefix = true },
+	      "Hide SBI extension EXT from the guest"),
+	  .prefix = true },
 	{ OPT("disable-", 0, NULL, set_disable_isa,
 	      "Hide ISA extension EXT from the guest (KVM\n"
-	      "refuses some)"), .prefix = true },
+	      "refuses some)"),
+	  .prefix = true },
 	{ OPT("custom-mvendorid", 0, "N", set_custom_id,
 	      "mvendorid the guest sees (decimal or 0x hex)"),
 	  .field = CFG(mvendorid), .flag = CFG(set_mvendorid) },
@@ -693,8 +708,10 @@ static int parse_short(struct cli_run *r, int argc, char **argv, int *i)
 static int set_positional(struct cli_run *r, const char *arg)
 {
 	if (r->cfg->kernel)
-		return cli_err(r, "unexpected argument '%s' (the kernel is already '%s')",
-			       arg, r->cfg->kernel);
+		return cli_err(
+			r,
+			"unexpected argument '%s' (the kernel is already '%s')",
+			arg, r->cfg->kernel);
 	if (!arg[0])
 		return cli_err(r, "empty kernel file name");
 	r->cfg->kernel = arg;
@@ -754,7 +771,7 @@ static int cmdline_build(struct cli_run *r)
 
 	if (!cfg->nodefaults)
 		def = cfg->console != CONSOLE_SERIAL ? "console=hvc0" :
-						   "console=ttyS0";
+						       "console=ttyS0";
 	/* kvmtool's rule: a disk and no root= means root=/dev/vda rw. */
 	if (cfg->nr_disks && !strstr(params, "root="))
 		root = "root=/dev/vda rw";
@@ -763,8 +780,10 @@ static int cmdline_build(struct cli_run *r)
 		     (def[0] || root[0]) && params[0] ? " " : "", params);
 	if (n < 0 || n >= (int)sizeof(cfg->cmdline)) {
 		cfg->cmdline[0] = '\0';
-		return cli_err(r, "kernel command line is too long (more than %d bytes)",
-			       CONFIG_CMDLINE_MAX - 1);
+		return cli_err(
+			r,
+			"kernel command line is too long (more than %d bytes)",
+			CONFIG_CMDLINE_MAX - 1);
 	}
 	return 0;
 }
@@ -778,13 +797,16 @@ static int run_finish(struct cli_run *r)
 		return cli_err(r, "no kernel given (-k FILE)");
 	if (cfg->irqchip == IRQCHIP_AIA &&
 	    isa_ext_test(cfg->disable_isa, isa_ext_lookup("ssaia")))
-		return cli_err(r, "--irqchip aia needs Ssaia, which --disable-ssaia hides");
+		return cli_err(
+			r,
+			"--irqchip aia needs Ssaia, which --disable-ssaia hides");
 	if (!cfg->nr_cpus)
 		cfg->nr_cpus = default_cpus(host->online_cpus);
 	if (!cfg->ram_size)
 		cfg->ram_size = cli_default_mem(cfg->nr_cpus, host->mem_bytes);
 	else if (host->mem_bytes && cfg->ram_size > host->mem_bytes)
-		fprintf(r->err, "lkvm: warning: guest RAM %llu MiB exceeds host RAM %llu MiB\n",
+		fprintf(r->err,
+			"lkvm: warning: guest RAM %llu MiB exceeds host RAM %llu MiB\n",
 			(unsigned long long)(cfg->ram_size >> 20),
 			(unsigned long long)(host->mem_bytes >> 20));
 	if (!cfg->name) {
@@ -831,12 +853,9 @@ static const struct cli_cmd {
 	const char *name;
 	int (*fn)(struct cli_run *r, int argc, char **argv);
 } cli_cmds[] = {
-	{ "run", cmd_run },
-	{ "version", cmd_version },
-	{ "--version", cmd_version },
-	{ "help", cmd_help },
-	{ "--help", cmd_help },
-	{ "-h", cmd_help },
+	{ "run", cmd_run },	      { "version", cmd_version },
+	{ "--version", cmd_version }, { "help", cmd_help },
+	{ "--help", cmd_help },	      { "-h", cmd_help },
 };
 
 int cli_parse(int argc, char **argv, const struct cli_host *host,
@@ -864,7 +883,8 @@ void cli_host_probe(struct cli_host *host)
 
 	host->online_cpus = cpus > 0 ? (unsigned int)cpus : 0;
 	host->mem_bytes = pages > 0 && page_size > 0 ?
-			  (uint64_t)pages * (uint64_t)page_size : 0;
+				  (uint64_t)pages * (uint64_t)page_size :
+				  0;
 	host->pid = getpid();
 }
 
@@ -979,5 +999,6 @@ void cli_print_usage(FILE *out)
 	      "\n"
 	      "'lkvm --help' and 'lkvm -h' are 'lkvm help'; 'lkvm --version' is\n"
 	      "'lkvm version'.  See 'lkvm run --help' for the options and the\n"
-	      "exit status.\n", out);
+	      "exit status.\n",
+	      out);
 }

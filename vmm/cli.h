@@ -22,13 +22,13 @@
 #define CLI_MEM_ALIGN (2ULL << 20)
 
 /* What cli_parse() returns besides -EINVAL (usage error, already printed). */
-#define CLI_RUN 0	/* cfg is complete: run the VM */
-#define CLI_DONE 1	/* help or version printed: exit 0 */
+#define CLI_RUN 0  /* cfg is complete: run the VM */
+#define CLI_DONE 1 /* help or version printed: exit 0 */
 
 /* Host facts behind the defaults, a parameter so tests can fix them. */
 struct cli_host {
-	unsigned int online_cpus;	/* 0: unknown */
-	uint64_t mem_bytes;		/* physical RAM, 0: unknown */
+	unsigned int online_cpus; /* 0: unknown */
+	uint64_t mem_bytes;	  /* physical RAM, 0: unknown */
 	long pid;
 };
 

@@ -12,16 +12,16 @@
 #include "isa.h"
 
 enum console_type {
-	CONSOLE_SERIAL,	/* 8250 UART, console=ttyS0 */
+	CONSOLE_SERIAL, /* 8250 UART, console=ttyS0 */
 	CONSOLE_HV,	/* SBI console (v0.1 putchar/getchar, DBCN), hvc0 */
-	CONSOLE_VIRTIO,	/* virtio-console, hvc0 (not supported yet) */
+	CONSOLE_VIRTIO, /* virtio-console, hvc0 (not supported yet) */
 };
 
 /* --irqchip: which interrupt controller the guest gets. */
 enum irqchip_choice {
-	IRQCHIP_AUTO,	/* the in-kernel AIA if the host has one, else plic */
-	IRQCHIP_AIA,	/* KVM's in-kernel AIA (APLIC + IMSIC), irqfd */
-	IRQCHIP_PLIC,	/* a PLIC emulated in lkvm */
+	IRQCHIP_AUTO, /* the in-kernel AIA if the host has one, else plic */
+	IRQCHIP_AIA,  /* KVM's in-kernel AIA (APLIC + IMSIC), irqfd */
+	IRQCHIP_PLIC, /* a PLIC emulated in lkvm */
 };
 
 #define CONFIG_MAX_CPUS 32
@@ -29,19 +29,19 @@ enum irqchip_choice {
 #define CONFIG_RAM_MAX (512ULL << 30)
 #define CONFIG_MAX_DISKS 4
 #define CONFIG_MAX_NICS 2
-#define CONFIG_IFNAME_MAX 16	/* IFNAMSIZ */
-#define CONFIG_IP_MAX 16	/* "255.255.255.255" */
+#define CONFIG_IFNAME_MAX 16 /* IFNAMSIZ */
+#define CONFIG_IP_MAX 16     /* "255.255.255.255" */
 #define CONFIG_PATH_MAX 4096
 
 /* One -d/--disk: path[,ro][,direct]. */
 /* One -n/--network: mode=tap|none and kvmtool's tap options. */
 struct nic_config {
-	bool tap;				/* mode=tap (false: none) */
-	char tapif[CONFIG_IFNAME_MAX];		/* "" = kernel picks */
+	bool tap;		       /* mode=tap (false: none) */
+	char tapif[CONFIG_IFNAME_MAX]; /* "" = kernel picks */
 	uint8_t mac[6];
 	char host_ip[CONFIG_IP_MAX];
 	char guest_ip[CONFIG_IP_MAX];
-	char script[CONFIG_PATH_MAX];		/* "none" = lkvm sets host_ip */
+	char script[CONFIG_PATH_MAX]; /* "none" = lkvm sets host_ip */
 	char downscript[CONFIG_PATH_MAX];
 };
 
@@ -55,23 +55,23 @@ struct disk_config {
 struct vm_config {
 	const char *kernel;
 	const char *initrd;
-	const char *params;	/* -p as given */
-	const char *name;	/* default guest-<pid> */
+	const char *params; /* -p as given */
+	const char *name;   /* default guest-<pid> */
 	const char *dump_dtb;
-	const char *dev;	/* default /dev/kvm */
+	const char *dev; /* default /dev/kvm */
 	const char *hugetlbfs;
-	uint64_t ram_size;	/* bytes */
+	uint64_t ram_size; /* bytes */
 	unsigned int nr_cpus;
 	enum console_type console;
 	enum irqchip_choice irqchip;
 	bool nodefaults;
-	bool rng;		/* --rng: a virtio-rng device */
+	bool rng; /* --rng: a virtio-rng device */
 	struct disk_config disks[CONFIG_MAX_DISKS];
 	unsigned int nr_disks;
 	struct nic_config nics[CONFIG_MAX_NICS];
 	unsigned int nr_nics;
 	bool debug;
-	int loglevel;		/* enum log_level */
+	int loglevel; /* enum log_level */
 
 	/* Extensions the user asked to disable, by KVM id (see isa.h). */
 	uint64_t disable_isa[ISA_EXT_WORDS];

@@ -49,7 +49,9 @@ void cons_init(struct cons *c, struct vm *vm)
 	*c = (struct cons){ .vm = vm, .quit_fd = -1 };
 	c->out = (struct char_out){ .write = cons_stdout_write, .opaque = c };
 	c->hv = (struct sbi_console){
-		.write = cons_stdout_write, .read = cons_hv_read, .opaque = c,
+		.write = cons_stdout_write,
+		.read = cons_hv_read,
+		.opaque = c,
 	};
 	vm->sbi.console = &c->hv;
 }
@@ -106,7 +108,8 @@ static bool cons_read(struct cons *c, uint8_t *buf, size_t *len, size_t size)
 	ssize_t n;
 	bool stop;
 
-	n = read(STDIN_FILENO, in, room && room < sizeof(in) ? room : sizeof(in));
+	n = read(STDIN_FILENO, in,
+		 room && room < sizeof(in) ? room : sizeof(in));
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN;
 	if (n == 0)
@@ -115,7 +118,8 @@ static bool cons_read(struct cons *c, uint8_t *buf, size_t *len, size_t size)
 		*len += hostcons_filter(&c->host, in, n, buf + *len, &stop);
 	} else {
 		hostcons_filter(&c->host, in, n, scratch, &stop);
-		pr_once(LOG_WARN, "console input dropped: the guest is not reading it");
+		pr_once(LOG_WARN,
+			"console input dropped: the guest is not reading it");
 	}
 	if (stop)
 		vm_request_stop(c->vm, VM_STOP_SIGNAL, "stopped by Ctrl-A x");

@@ -17,13 +17,13 @@
 
 struct cons {
 	struct vm *vm;
-	struct hostcons host;		/* escape filter, SBI input queue */
-	struct sbi_console hv;		/* the SBI console's back-end */
-	struct char_out out;		/* stdout, for any device */
-	struct uart8250 *uart;		/* input target with --console serial */
-	struct virtio_console vcon;	/* with --console virtio */
+	struct hostcons host;	    /* escape filter, SBI input queue */
+	struct sbi_console hv;	    /* the SBI console's back-end */
+	struct char_out out;	    /* stdout, for any device */
+	struct uart8250 *uart;	    /* input target with --console serial */
+	struct virtio_console vcon; /* with --console virtio */
 	bool vcon_live;
-	int quit_fd;			/* eventfd: ends the input thread */
+	int quit_fd; /* eventfd: ends the input thread */
 	pthread_t thread;
 	bool thread_started;
 };

@@ -16,7 +16,7 @@ struct disks {
 	struct virtio_blk blk[CONFIG_MAX_DISKS]; /* -d, in order */
 	struct virtio_blk_file file[CONFIG_MAX_DISKS];
 	struct virtio_blk_aio aio[CONFIG_MAX_DISKS]; /* their engines */
-	unsigned int nr; /* set up so far */
+	unsigned int nr;			     /* set up so far */
 };
 
 /* Every disk of cfg; 0, or -errno after one line naming the image. */

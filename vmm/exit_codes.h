@@ -4,11 +4,11 @@
 #define RVKVM_EXIT_CODES_H
 
 enum lkvm_exit {
-	LKVM_EXIT_POWEROFF = 0,		/* the guest powered off (SBI SRST) */
-	LKVM_EXIT_HOST_ERROR = 1,	/* fatal host-side error */
-	LKVM_EXIT_USAGE = 2,		/* bad command line */
-	LKVM_EXIT_STOPPED = 3,		/* SIGINT/SIGTERM/SIGHUP or Ctrl-A x */
-	LKVM_EXIT_GUEST_CRASH = 4,	/* the guest crashed (see --help) */
+	LKVM_EXIT_POWEROFF = 0,	   /* the guest powered off (SBI SRST) */
+	LKVM_EXIT_HOST_ERROR = 1,  /* fatal host-side error */
+	LKVM_EXIT_USAGE = 2,	   /* bad command line */
+	LKVM_EXIT_STOPPED = 3,	   /* SIGINT/SIGTERM/SIGHUP or Ctrl-A x */
+	LKVM_EXIT_GUEST_CRASH = 4, /* the guest crashed (see --help) */
 };
 
 #endif

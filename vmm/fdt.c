@@ -137,7 +137,8 @@ static bool dt_params_valid(const struct fdt_params *p)
 	const struct vm_config *cfg = p ? p->cfg : NULL;
 
 	if (!cfg || !cfg->nr_cpus || cfg->nr_cpus > CONFIG_MAX_CPUS ||
-	    !cfg->ram_size || cfg->ram_size > CONFIG_RAM_MAX || !p->cpu_intc_phandle ||
+	    !cfg->ram_size || cfg->ram_size > CONFIG_RAM_MAX ||
+	    !p->cpu_intc_phandle ||
 	    !memchr(cfg->cmdline, '\0', sizeof(cfg->cmdline)) ||
 	    !p->timebase_freq)
 		return false;
@@ -236,8 +237,7 @@ static int dt_memory(void *fdt, const struct fdt_params *p)
 	return err ?: fdt_end_node(fdt);
 }
 
-static int dt_cpu_intc(void *fdt, const struct fdt_params *p,
-		       unsigned int hart)
+static int dt_cpu_intc(void *fdt, const struct fdt_params *p, unsigned int hart)
 {
 	int err;
 
@@ -245,8 +245,9 @@ static int dt_cpu_intc(void *fdt, const struct fdt_params *p,
 	err = err ?: fdt_property_u32(fdt, "#interrupt-cells", 1);
 	err = err ?: fdt_property(fdt, "interrupt-controller", NULL, 0);
 	err = err ?: fdt_property_string(fdt, "compatible", "riscv,cpu-intc");
-	err = err ?: fdt_property_u32(fdt, "phandle",
-				      p->cpu_intc_phandle + hart);
+	err = err   ?:
+		      fdt_property_u32(fdt, "phandle",
+				       p->cpu_intc_phandle + hart);
 	return err ?: fdt_end_node(fdt);
 }
 

@@ -28,15 +28,15 @@ struct fdt_device {
 
 struct fdt_params {
 	const struct vm_config *cfg; /* cmdline, nr_cpus, ram_size */
-	uint64_t ram_base; /* guest physical address of RAM */
-	uint32_t cpu_intc_phandle; /* hart i's interrupt controller: + i */
-	uint32_t timebase_freq; /* KVM TIMER frequency, Hz */
-	const char *mmu_type; /* "riscv,sv39"...; NULL: omit (bare) */
-	uint64_t isa_ext[ISA_EXT_WORDS]; /* KVM ISA_EXT ids, every hart */
-	uint32_t cbom_block_size; /* 0: omit; only with zicbom */
-	uint32_t cboz_block_size; /* 0: omit; only with zicboz */
+	uint64_t ram_base;	     /* guest physical address of RAM */
+	uint32_t cpu_intc_phandle;   /* hart i's interrupt controller: + i */
+	uint32_t timebase_freq;	     /* KVM TIMER frequency, Hz */
+	const char *mmu_type;	     /* "riscv,sv39"...; NULL: omit (bare) */
+	uint64_t isa_ext[ISA_EXT_WORDS];   /* KVM ISA_EXT ids, every hart */
+	uint32_t cbom_block_size;	   /* 0: omit; only with zicbom */
+	uint32_t cboz_block_size;	   /* 0: omit; only with zicboz */
 	uint64_t initrd_start, initrd_end; /* GPA; both 0: no initrd */
-	const uint8_t *rng_seed; /* /chosen/rng-seed; may be NULL */
+	const uint8_t *rng_seed;	   /* /chosen/rng-seed; may be NULL */
 	size_t rng_seed_len;
 	/*
 	 * /chosen/stdout-path, e.g. "/soc/serial@10000000"; NULL: omit.

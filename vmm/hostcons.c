@@ -17,7 +17,7 @@ void hostcons_destroy(struct hostcons *c)
 }
 
 size_t hostcons_filter(struct hostcons *c, const uint8_t *in, size_t len,
-		      uint8_t *out, bool *stop)
+		       uint8_t *out, bool *stop)
 {
 	size_t n = 0;
 

@@ -13,14 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HOSTCONS_ESCAPE 0x01	/* Ctrl-A */
+#define HOSTCONS_ESCAPE 0x01 /* Ctrl-A */
 #define HOSTCONS_QUEUE_SIZE 4096
 
 struct hostcons {
 	pthread_mutex_t lock;
 	uint8_t queue[HOSTCONS_QUEUE_SIZE];
-	size_t head, count;	/* ring buffer of pending input */
-	bool escape;		/* the last host byte was Ctrl-A */
+	size_t head, count; /* ring buffer of pending input */
+	bool escape;	    /* the last host byte was Ctrl-A */
 };
 
 void hostcons_init(struct hostcons *c);
@@ -32,7 +32,7 @@ void hostcons_destroy(struct hostcons *c);
  * dropped).
  */
 size_t hostcons_filter(struct hostcons *c, const uint8_t *in, size_t len,
-		      uint8_t *out, bool *stop);
+		       uint8_t *out, bool *stop);
 
 /* The input queue: push returns how many bytes fitted. */
 size_t hostcons_push(struct hostcons *c, const uint8_t *buf, size_t len);

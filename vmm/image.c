@@ -267,8 +267,10 @@ static int image_gz_run(z_stream *zs, struct image_src *in,
 		}
 		zret = inflate(zs, Z_NO_FLUSH);
 		if (probing && zs->avail_out == 0) {
-			image_why_set(why, "gzip data inflates to more than the limit of %zu bytes (guest RAM available for the kernel)",
-				      out_max);
+			image_why_set(
+				why,
+				"gzip data inflates to more than the limit of %zu bytes (guest RAM available for the kernel)",
+				out_max);
 			return -EFBIG;
 		}
 		if (zret == Z_STREAM_END) {

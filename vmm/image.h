@@ -19,7 +19,7 @@
 
 #define IMAGE_HEADER_SIZE 64
 #define IMAGE_MAGIC2 0x05435352U /* "RSC\x05" read little-endian */
-#define IMAGE_FLAG_BE 0x1ULL /* flags bit 0: big-endian kernel */
+#define IMAGE_FLAG_BE 0x1ULL	 /* flags bit 0: big-endian kernel */
 
 /*
  * RV64 kernels must start on a 2 MiB (PMD) boundary; RAM starts on one, so
@@ -39,10 +39,10 @@ struct image_why {
 
 /* The parsed header of a valid Image, and where its bytes are. */
 struct image_info {
-	const uint8_t *data; /* the Image bytes (file or inflated buffer) */
-	size_t len; /* bytes of data: the file part of the Image */
+	const uint8_t *data;  /* the Image bytes (file or inflated buffer) */
+	size_t len;	      /* bytes of data: the file part of the Image */
 	uint64_t text_offset; /* load offset from the start of RAM */
-	uint64_t image_size; /* bytes the kernel occupies, incl. BSS */
+	uint64_t image_size;  /* bytes the kernel occupies, incl. BSS */
 	uint64_t flags;
 	uint32_t version; /* major << 16 | minor */
 };

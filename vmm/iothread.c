@@ -62,7 +62,7 @@ static void *iothread_run(void *arg)
 			struct iothread_fd *f = evs[i].data.ptr;
 
 			if (!f)
-				return NULL;	/* quit */
+				return NULL; /* quit */
 			f->handler(f->opaque);
 		}
 	}
@@ -91,12 +91,14 @@ int iothread_watch(struct iothread *t, int fd, bool on)
 {
 	for (unsigned int i = 0; i < t->nr_fds; i++) {
 		struct epoll_event ev = {
-			.events = on ? EPOLLIN : 0, .data.ptr = &t->fds[i],
+			.events = on ? EPOLLIN : 0,
+			.data.ptr = &t->fds[i],
 		};
 
 		if (t->fds[i].fd == fd)
 			return epoll_ctl(t->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 ?
-				       -errno : 0;
+				       -errno :
+				       0;
 	}
 	return -ENOENT;
 }

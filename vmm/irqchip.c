@@ -26,17 +26,16 @@
 #define AIA_CTRL_INIT 0
 #define AIA_APLIC_SIZE 0x4000
 #define AIA_IMSIC_SIZE 0x1000
-#define AIA_SRCS_MAX 1024	/* sources must be below this */
+#define AIA_SRCS_MAX 1024 /* sources must be below this */
 
 /* The hart interrupt an IMSIC drives: supervisor external. */
 #define AIA_IRQ_S_EXT 9
 
-int irqchip_select(const struct vm_config *cfg,
-		   const struct irqchip_host *host, enum irqchip_kind *kind,
-		   const char **why)
+int irqchip_select(const struct vm_config *cfg, const struct irqchip_host *host,
+		   enum irqchip_kind *kind, const char **why)
 {
-	bool ssaia_hidden = isa_ext_test(cfg->disable_isa,
-					 isa_ext_lookup("ssaia"));
+	bool ssaia_hidden =
+		isa_ext_test(cfg->disable_isa, isa_ext_lookup("ssaia"));
 
 	switch (cfg->irqchip) {
 	case IRQCHIP_AIA:
@@ -134,8 +133,7 @@ int aia_configure(const struct aia_attr_ops *ops, void *opaque,
 	if (st->nr_sources > st->nr_ids)
 		st->nr_sources = st->nr_ids;
 	st->hart_bits = aia_hart_bits(p->nr_harts);
-	ret = ops->set(opaque, AIA_GRP_CONFIG, AIA_CONFIG_SRCS,
-		       st->nr_sources);
+	ret = ops->set(opaque, AIA_GRP_CONFIG, AIA_CONFIG_SRCS, st->nr_sources);
 	if (ret) {
 		*why = "setting the number of sources";
 		return ret;
@@ -175,8 +173,9 @@ static int aia_imsic_fdt(void *opaque, void *fdt)
 		ext[2 * i + 1] = cpu_to_fdt32(AIA_IRQ_S_EXT);
 	}
 	err = dev_fdt_begin(fdt, "imsics", compat, sizeof(compat), &res);
-	err = err ?: fdt_property(fdt, "interrupts-extended", ext,
-				  n * 2 * sizeof(ext[0]));
+	err = err   ?:
+		      fdt_property(fdt, "interrupts-extended", ext,
+				   n * 2 * sizeof(ext[0]));
 	err = err ?: fdt_property_u32(fdt, "riscv,num-ids", st->nr_ids);
 	if (!err && st->hart_bits)
 		err = fdt_property_u32(fdt, "riscv,hart-index-bits",
@@ -195,7 +194,8 @@ static int aia_aplic_fdt(void *opaque, void *fdt)
 	static const char compat[] = "riscv,aplic";
 	const struct aia_state *st = opaque;
 	const struct dev_res res = {
-		.base = st->p.aplic_base, .size = AIA_APLIC_SIZE,
+		.base = st->p.aplic_base,
+		.size = AIA_APLIC_SIZE,
 	};
 	int err;
 
@@ -204,8 +204,7 @@ static int aia_aplic_fdt(void *opaque, void *fdt)
 	err = err ?: fdt_property_u32(fdt, "#interrupt-cells", 2);
 	err = err ?: fdt_property_u32(fdt, "#address-cells", 0);
 	err = err ?: fdt_property_u32(fdt, "msi-parent", st->p.imsic_phandle);
-	err = err ?: fdt_property_u32(fdt, "riscv,num-sources",
-				      st->nr_sources);
+	err = err ?: fdt_property_u32(fdt, "riscv,num-sources", st->nr_sources);
 	err = err ?: fdt_property_u32(fdt, "phandle", st->p.aplic_phandle);
 	return err ?: fdt_end_node(fdt);
 }

@@ -18,13 +18,13 @@
 #include "lib/device.h"
 
 enum irqchip_kind {
-	IRQCHIP_KIND_PLIC,	/* user-space PLIC, KVM_INTERRUPT */
-	IRQCHIP_KIND_AIA,	/* in-kernel AIA, KVM_IRQ_LINE and irqfd */
+	IRQCHIP_KIND_PLIC, /* user-space PLIC, KVM_INTERRUPT */
+	IRQCHIP_KIND_AIA,  /* in-kernel AIA, KVM_IRQ_LINE and irqfd */
 };
 
 /* What the host offers, probed once at start. */
 struct irqchip_host {
-	bool aia;		/* KVM_DEV_TYPE_RISCV_AIA can be created */
+	bool aia; /* KVM_DEV_TYPE_RISCV_AIA can be created */
 };
 
 /*
@@ -33,9 +33,8 @@ struct irqchip_host {
  * auto takes the AIA unless the host lacks it or --disable-ssaia hides
  * it from the guest (as kvmtool does).
  */
-int irqchip_select(const struct vm_config *cfg,
-		   const struct irqchip_host *host, enum irqchip_kind *kind,
-		   const char **why);
+int irqchip_select(const struct vm_config *cfg, const struct irqchip_host *host,
+		   enum irqchip_kind *kind, const char **why);
 
 const char *irqchip_name(enum irqchip_kind kind);
 
@@ -48,19 +47,19 @@ struct aia_attr_ops {
 /* Where the AIA goes and how big it is: from the board. */
 struct aia_params {
 	unsigned int nr_harts;
-	uint64_t aplic_base;		/* KVM_DEV_RISCV_APLIC_SIZE window */
-	uint64_t imsic_base;		/* hart i's IMSIC: + i * 4 KiB */
-	uint32_t nr_sources;		/* wanted; capped below the ids */
+	uint64_t aplic_base; /* KVM_DEV_RISCV_APLIC_SIZE window */
+	uint64_t imsic_base; /* hart i's IMSIC: + i * 4 KiB */
+	uint32_t nr_sources; /* wanted; capped below the ids */
 	uint32_t aplic_phandle, imsic_phandle;
-	uint32_t cpu_intc_phandle;	/* hart i's: + i */
+	uint32_t cpu_intc_phandle; /* hart i's: + i */
 };
 
 /* What KVM reported and what was set; for the device tree. */
 struct aia_state {
 	struct aia_params p;
-	uint64_t mode;			/* KVM_DEV_RISCV_AIA_MODE_* */
-	uint32_t nr_ids;		/* IMSIC interrupt identities */
-	uint32_t nr_sources;		/* APLIC sources, 1..nr_sources */
+	uint64_t mode;	     /* KVM_DEV_RISCV_AIA_MODE_* */
+	uint32_t nr_ids;     /* IMSIC interrupt identities */
+	uint32_t nr_sources; /* APLIC sources, 1..nr_sources */
 	uint32_t hart_bits;
 };
 

@@ -69,17 +69,9 @@ const struct ext_name isa_exts[ISA_EXT_COUNT] = {
 };
 
 const struct ext_name sbi_exts[SBI_EXT_COUNT] = {
-	{ "v01", 0 },
-	{ "time", 1 },
-	{ "ipi", 2 },
-	{ "rfence", 3 },
-	{ "srst", 4 },
-	{ "hsm", 5 },
-	{ "pmu", 6 },
-	{ "experimental", 7 },
-	{ "vendor", 8 },
-	{ "dbcn", 9 },
-	{ "sta", 10 },
+	{ "v01", 0 },	 { "time", 1 }, { "ipi", 2 },  { "rfence", 3 },
+	{ "srst", 4 },	 { "hsm", 5 },	{ "pmu", 6 },  { "experimental", 7 },
+	{ "vendor", 8 }, { "dbcn", 9 }, { "sta", 10 },
 };
 
 static int ext_lookup(const struct ext_name *table, unsigned int n,

@@ -11,13 +11,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ISA_EXT_COUNT 62	/* KVM_RISCV_ISA_EXT_MAX in 6.12 */
+#define ISA_EXT_COUNT 62 /* KVM_RISCV_ISA_EXT_MAX in 6.12 */
 #define ISA_EXT_WORDS 1
-#define SBI_EXT_COUNT 11	/* KVM_RISCV_SBI_EXT_MAX in 6.12 */
+#define SBI_EXT_COUNT 11 /* KVM_RISCV_SBI_EXT_MAX in 6.12 */
 
 struct ext_name {
-	const char *name;	/* lower case, as in riscv,isa-extensions */
-	unsigned int id;	/* KVM's id */
+	const char *name; /* lower case, as in riscv,isa-extensions */
+	unsigned int id;  /* KVM's id */
 };
 
 /* Indexed by KVM id; single-letter extensions have one-letter names. */

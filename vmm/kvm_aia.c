@@ -34,7 +34,8 @@ _Static_assert(KVM_DEV_RISCV_AIA_GRP_CONFIG == 0 &&
 void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
 {
 	struct kvm_create_device dev = {
-		.type = KVM_DEV_TYPE_RISCV_AIA, .flags = KVM_CREATE_DEVICE_TEST,
+		.type = KVM_DEV_TYPE_RISCV_AIA,
+		.flags = KVM_CREATE_DEVICE_TEST,
 	};
 	int kvm_fd, vm_fd = -1;
 
@@ -43,7 +44,8 @@ void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
 	if (kvm_fd >= 0)
 		vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
 	if (vm_fd >= 0)
-		h->aia = ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) > 0 &&
+		h->aia = ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) >
+				 0 &&
 			 !ioctl(vm_fd, KVM_CREATE_DEVICE, &dev);
 	if (vm_fd >= 0)
 		close(vm_fd);
@@ -56,7 +58,9 @@ static int aia_attr(void *opaque, unsigned long op, uint32_t group,
 {
 	struct vm *vm = opaque;
 	struct kvm_device_attr a = {
-		.group = group, .attr = attr, .addr = (uintptr_t)v,
+		.group = group,
+		.attr = attr,
+		.addr = (uintptr_t)v,
 	};
 
 	return ioctl(vm->aia_fd, op, &a) < 0 ? -errno : 0;
@@ -112,9 +116,10 @@ int kvm_aia_create(struct vm *vm, const struct aia_params *p,
 		kvm_aia_destroy(vm);
 		return ret;
 	}
-	pr_debug("irqchip: in-kernel AIA, mode %llu, %u IMSIC ids, %u sources, %u hart bits",
-		 (unsigned long long)st->mode, st->nr_ids, st->nr_sources,
-		 st->hart_bits);
+	pr_debug(
+		"irqchip: in-kernel AIA, mode %llu, %u IMSIC ids, %u sources, %u hart bits",
+		(unsigned long long)st->mode, st->nr_ids, st->nr_sources,
+		st->hart_bits);
 	return 0;
 }
 

@@ -34,7 +34,8 @@ _Static_assert(KVM_RISCV_SBI_EXT_MAX == SBI_EXT_COUNT &&
 	(REG_U64 | KVM_REG_RISCV_ISA_EXT | KVM_REG_RISCV_ISA_SINGLE | (id))
 #define REG_SBI_EXT(id) \
 	(REG_U64 | KVM_REG_RISCV_SBI_EXT | KVM_REG_RISCV_SBI_SINGLE | (id))
-#define REG_TIMER(f) (REG_U64 | KVM_REG_RISCV_TIMER | KVM_REG_RISCV_TIMER_REG(f))
+#define REG_TIMER(f) \
+	(REG_U64 | KVM_REG_RISCV_TIMER | KVM_REG_RISCV_TIMER_REG(f))
 
 #define CSR_SEED 0x015
 #define SEED_OPST_WAIT (1UL << 30)
@@ -78,11 +79,13 @@ static int cpu_custom_ids(struct vcpu *vcpu)
 	int ret = 0;
 
 	if (cfg->set_mvendorid)
-		ret = ret ?: reg_set(vcpu->fd, REG_CONFIG(mvendorid),
-				     cfg->mvendorid);
+		ret = ret   ?:
+			      reg_set(vcpu->fd, REG_CONFIG(mvendorid),
+				      cfg->mvendorid);
 	if (cfg->set_marchid)
-		ret = ret ?: reg_set(vcpu->fd, REG_CONFIG(marchid),
-				     cfg->marchid);
+		ret = ret   ?:
+			      reg_set(vcpu->fd, REG_CONFIG(marchid),
+				      cfg->marchid);
 	if (cfg->set_mimpid)
 		ret = ret ?: reg_set(vcpu->fd, REG_CONFIG(mimpid), cfg->mimpid);
 	if (ret)
@@ -103,8 +106,7 @@ static int cpu_configure(struct vcpu *vcpu)
 		return ret;
 	/* DBCN is off by default in KVM: the hv console needs it. */
 	if (!(vcpu->vm->cfg->disable_sbi >> KVM_RISCV_SBI_EXT_DBCN & 1) &&
-	    reg_set(vcpu->fd, REG_SBI_EXT(KVM_RISCV_SBI_EXT_DBCN), 1) &&
-	    first)
+	    reg_set(vcpu->fd, REG_SBI_EXT(KVM_RISCV_SBI_EXT_DBCN), 1) && first)
 		pr_warn("KVM cannot enable SBI DBCN: the hv console has only the legacy SBI calls");
 	return 0;
 }
@@ -117,8 +119,9 @@ static int cpu_read_caps(struct vcpu *vcpu, struct cpu_caps *caps)
 
 	memset(caps, 0, sizeof(*caps));
 	ret = reg_get(vcpu->fd, REG_CONFIG(isa), &caps->isa);
-	ret = ret ?: reg_get(vcpu->fd, REG_TIMER(frequency),
-			     &caps->timebase_freq);
+	ret = ret   ?:
+		      reg_get(vcpu->fd, REG_TIMER(frequency),
+			      &caps->timebase_freq);
 	if (ret) {
 		pr_err("vCPU 0: cannot read the ISA or timer frequency: %s",
 		       strerror(-ret));
@@ -135,8 +138,9 @@ static int cpu_read_caps(struct vcpu *vcpu, struct cpu_caps *caps)
 	if (isa_ext_test(caps->isa_ext, KVM_RISCV_ISA_EXT_ZICBOZ))
 		reg_get(vcpu->fd, REG_CONFIG(zicboz_block_size),
 			&caps->cboz_block_size);
-	caps->dbcn = !reg_get(vcpu->fd, REG_SBI_EXT(KVM_RISCV_SBI_EXT_DBCN),
-			      &v) && v;
+	caps->dbcn =
+		!reg_get(vcpu->fd, REG_SBI_EXT(KVM_RISCV_SBI_EXT_DBCN), &v) &&
+		v;
 	return 0;
 }
 
@@ -151,8 +155,8 @@ static int cpu_create(struct vm *vm, unsigned int id)
 		pr_err("KVM_CREATE_VCPU %u: %s", id, strerror(errno));
 		return -errno;
 	}
-	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, vcpu->fd, 0);
+	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 vcpu->fd, 0);
 	if (vcpu->run == MAP_FAILED) {
 		vcpu->run = NULL;
 		pr_err("vCPU %u: cannot map kvm_run: %s", id, strerror(errno));
@@ -167,8 +171,8 @@ int kvm_cpus_create(struct vm *vm)
 	int ret = 0;
 
 	if (max > 0 && vm->cfg->nr_cpus > (unsigned int)max) {
-		pr_err("-c %u: KVM supports at most %d vCPUs",
-		       vm->cfg->nr_cpus, max);
+		pr_err("-c %u: KVM supports at most %d vCPUs", vm->cfg->nr_cpus,
+		       max);
 		return -EINVAL;
 	}
 	pthread_rwlock_wrlock(&vm->vcpu_lock);
@@ -211,8 +215,7 @@ void kvm_cpu_set_ext_irq(void *opaque, int level)
 	pthread_rwlock_unlock(&vcpu->vm->vcpu_lock);
 }
 
-int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0,
-		      uint64_t a1)
+int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0, uint64_t a1)
 {
 	int ret = reg_set(vcpu->fd, REG_CORE(regs.pc), pc);
 
@@ -280,8 +283,9 @@ static void cpu_system_event(struct vcpu *vcpu)
 	case KVM_SYSTEM_EVENT_SHUTDOWN:
 		if (run->system_event.ndata &&
 		    run->system_event.data[0] == SRST_REASON_SYS_FAILURE)
-			vm_request_stop(vcpu->vm, VM_STOP_CRASH,
-					"guest shut down reporting a system failure");
+			vm_request_stop(
+				vcpu->vm, VM_STOP_CRASH,
+				"guest shut down reporting a system failure");
 		else
 			vm_request_stop(vcpu->vm, VM_STOP_POWEROFF,
 					"guest powered off");
@@ -322,10 +326,11 @@ static bool cpu_handle_exit(struct vcpu *vcpu)
 				vcpu->id, run->internal.suberror);
 		return false;
 	case KVM_EXIT_FAIL_ENTRY:
-		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
-				"vCPU %u: entry failed (reason %#llx)", vcpu->id,
-				(unsigned long long)run->fail_entry
-					.hardware_entry_failure_reason);
+		vm_request_stop(
+			vcpu->vm, VM_STOP_CRASH,
+			"vCPU %u: entry failed (reason %#llx)", vcpu->id,
+			(unsigned long long)
+				run->fail_entry.hardware_entry_failure_reason);
 		return false;
 	default:
 		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
@@ -346,9 +351,10 @@ static void cpu_run_error(struct vcpu *vcpu, int err)
 
 	if (err == EIO || err == EOPNOTSUPP) {
 		reg_get(vcpu->fd, REG_CORE(regs.pc), &pc);
-		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
-				"vCPU %u: guest access KVM cannot emulate at pc %#lx (%s)",
-				vcpu->id, pc, strerror(err));
+		vm_request_stop(
+			vcpu->vm, VM_STOP_CRASH,
+			"vCPU %u: guest access KVM cannot emulate at pc %#lx (%s)",
+			vcpu->id, pc, strerror(err));
 		return;
 	}
 	vm_request_stop(vcpu->vm, VM_STOP_HOST_ERROR, "vCPU %u: KVM_RUN: %s",

@@ -31,8 +31,8 @@ static int kvm_check(struct vm *vm)
 	int v = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0);
 
 	if (v != KVM_API_VERSION) {
-		pr_err("%s: KVM API version %d, lkvm needs %d", vm->cfg->dev,
-		       v, KVM_API_VERSION);
+		pr_err("%s: KVM API version %d, lkvm needs %d", vm->cfg->dev, v,
+		       KVM_API_VERSION);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < sizeof(required_caps) / sizeof(*required_caps);
@@ -55,8 +55,9 @@ int kvm_vm_open(struct vm *vm)
 	if (vm->kvm_fd < 0) {
 		ret = -errno;
 		pr_err("cannot open %s: %s%s", vm->cfg->dev, strerror(errno),
-		       errno == ENOENT ? " (is KVM enabled in the host kernel?)"
-				       : "");
+		       errno == ENOENT ?
+			       " (is KVM enabled in the host kernel?)" :
+			       "");
 		return ret;
 	}
 	ret = kvm_check(vm);
@@ -162,8 +163,8 @@ int kvm_ram_alloc(struct vm *vm)
 		fd = ram_hugetlbfs_fd(vm->cfg->hugetlbfs, size);
 		if (fd < 0)
 			return fd;
-		host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			    fd, 0);
+		host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    0);
 		vm->ram_map_size = size;
 	} else {
 		host = ram_map_anon(size, &vm->ram_map_size);
@@ -177,7 +178,9 @@ int kvm_ram_alloc(struct vm *vm)
 	}
 	vm->ram_fd = fd;
 	vm->mem = (struct guest_mem){
-		.base = vm->ram_base, .size = size, .host = host,
+		.base = vm->ram_base,
+		.size = size,
+		.host = host,
 	};
 	return 0;
 }
@@ -199,7 +202,8 @@ static void kvm_ram_zero(struct vm *vm)
 int kvm_ram_register(struct vm *vm, bool zero)
 {
 	struct kvm_userspace_memory_region region = {
-		.slot = 0, .guest_phys_addr = vm->mem.base,
+		.slot = 0,
+		.guest_phys_addr = vm->mem.base,
 		.memory_size = vm->mem.size,
 		.userspace_addr = (uintptr_t)vm->mem.host,
 	};

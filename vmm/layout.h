@@ -40,7 +40,7 @@
 #define LAYOUT_NR_IRQS 1023
 
 /* Device tree phandles. */
-#define PHANDLE_IRQCHIP 1	/* the PLIC or the APLIC */
+#define PHANDLE_IRQCHIP 1 /* the PLIC or the APLIC */
 #define PHANDLE_CPU_INTC(hart) (2 + (hart))
 #define PHANDLE_IMSIC 64
 

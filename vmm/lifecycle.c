@@ -59,15 +59,18 @@ static int step_devices_up(struct machine *m)
 {
 	const struct vm_config *cfg = m->vm.cfg;
 	const struct board_irqchip chip = {
-		.kind = m->irqchip, .harts = m->hart_ext,
-		.line = aia_line, .opaque = &m->vm,
+		.kind = m->irqchip,
+		.harts = m->hart_ext,
+		.line = aia_line,
+		.opaque = &m->vm,
 	};
 	int ret;
 
 	cons_init(&m->cons, &m->vm);
 	for (unsigned int i = 0; i < cfg->nr_cpus; i++)
 		m->hart_ext[i] = (struct irq_line){
-			.set = kvm_cpu_set_ext_irq, .opaque = &m->vm.vcpus[i],
+			.set = kvm_cpu_set_ext_irq,
+			.opaque = &m->vm.vcpus[i],
 		};
 	ret = board_up(&m->board, &m->vm, &chip, &m->cons.out);
 	if (ret)
@@ -79,7 +82,7 @@ static int step_devices_up(struct machine *m)
 	ret = ret ?: disks_up(&m->disks, cfg, &m->board);
 	ret = ret ?: nics_up(&m->nics, cfg, &m->board, &m->io);
 	if (ret)
-		step_devices_down(m);	/* the failing part has said why */
+		step_devices_down(m); /* the failing part has said why */
 	return ret;
 }
 
@@ -138,12 +141,13 @@ static int step_ioeventfds(struct machine *m)
 {
 	for (unsigned int i = 0; i < m->board.nr_virtio; i++) {
 		const struct board_slot *slot = &m->board.virtio[i];
-		int ret = kvm_ioeventfd(&m->vm, slot->res.base +
-						      VIRTIO_MMIO_QUEUE_NOTIFY,
-					slot->kick_fd);
+		int ret = kvm_ioeventfd(
+			&m->vm, slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY,
+			slot->kick_fd);
 
 		if (ret)
-			pr_once(LOG_WARN, "KVM_IOEVENTFD: %s; virtio notifications take the MMIO exit path",
+			pr_once(LOG_WARN,
+				"KVM_IOEVENTFD: %s; virtio notifications take the MMIO exit path",
 				strerror(-ret));
 	}
 	return 0;
@@ -220,8 +224,9 @@ static int step_load(struct machine *m)
 	struct boot_entry entry;
 	int ret = boot_load(&m->vm, &m->board, &entry);
 
-	return ret ?: kvm_cpu_boot_regs(&m->vm.vcpus[0], entry.pc, entry.a0,
-					entry.a1);
+	return ret   ?:
+		       kvm_cpu_boot_regs(&m->vm.vcpus[0], entry.pc, entry.a0,
+					 entry.a1);
 }
 
 static const struct boot_step boot_steps[] = {

@@ -17,7 +17,7 @@
 struct machine {
 	struct vm vm;
 	enum irqchip_kind irqchip;
-	struct irq_line hart_ext[CONFIG_MAX_CPUS];	/* KVM_INTERRUPT */
+	struct irq_line hart_ext[CONFIG_MAX_CPUS]; /* KVM_INTERRUPT */
 	struct board board;
 	struct cons cons;
 	struct disks disks;

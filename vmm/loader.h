@@ -44,23 +44,23 @@
 #define LOADER_PA_LIMIT (1ULL << 56) /* RV64 physical address space */
 
 struct loader_request {
-	uint64_t ram_base; /* the board's RAM base; 2 MiB aligned */
-	uint64_t ram_size; /* non-zero multiple of 4 KiB */
+	uint64_t ram_base;    /* the board's RAM base; 2 MiB aligned */
+	uint64_t ram_size;    /* non-zero multiple of 4 KiB */
 	uint64_t text_offset; /* from the Image header */
-	uint64_t image_size; /* from the Image header */
+	uint64_t image_size;  /* from the Image header */
 	uint64_t initrd_size; /* 0: no initrd */
-	uint64_t fdt_max; /* bytes reserved for the FDT: 1..2 MiB */
+	uint64_t fdt_max;     /* bytes reserved for the FDT: 1..2 MiB */
 };
 
 struct loader_placement {
-	uint64_t kernel_addr; /* load address and entry point (pc) */
-	uint64_t kernel_end; /* kernel_addr + image_size */
+	uint64_t kernel_addr;	      /* load address and entry point (pc) */
+	uint64_t kernel_end;	      /* kernel_addr + image_size */
 	uint64_t kernel_reserved_end; /* kernel_end rounded up to 2 MiB */
-	uint64_t lowmem_end; /* ram_base + min(ram_size, 256 MiB) */
+	uint64_t lowmem_end;	      /* ram_base + min(ram_size, 256 MiB) */
 	uint64_t fdt_addr; /* a1; fdt_max bytes from here are the FDT's */
 	uint64_t fdt_max;
 	uint64_t initrd_start; /* linux,initrd-start; 0 without initrd */
-	uint64_t initrd_end; /* linux,initrd-end (exclusive); 0 without */
+	uint64_t initrd_end;   /* linux,initrd-end (exclusive); 0 without */
 };
 
 /*
@@ -89,7 +89,7 @@ int loader_read_file(const char *path, size_t max, void **buf, size_t *len,
 struct loader_files {
 	const char *kernel; /* Image or Image.gz */
 	const char *initrd; /* NULL: none */
-	uint64_t fdt_max; /* room to keep for the FDT */
+	uint64_t fdt_max;   /* room to keep for the FDT */
 };
 
 /*

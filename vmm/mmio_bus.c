@@ -22,7 +22,10 @@ int mmio_bus_add(struct mmio_bus *bus, uint64_t base, uint64_t size,
 	if (bus->nr_regions == MMIO_BUS_MAX_REGIONS)
 		return -ENOSPC;
 	bus->regions[bus->nr_regions++] = (struct mmio_region){
-		.base = base, .size = size, .ops = ops, .opaque = opaque,
+		.base = base,
+		.size = size,
+		.ops = ops,
+		.opaque = opaque,
 	};
 	return 0;
 }
@@ -59,8 +62,7 @@ bool mmio_bus_access(const struct mmio_bus *bus, uint64_t addr, void *data,
 		return false;
 	}
 	offset = addr - r->base;
-	if (!(r->ops->sizes & MMIO_SIZE(len)) ||
-	    len > r->size - offset) {
+	if (!(r->ops->sizes & MMIO_SIZE(len)) || len > r->size - offset) {
 		pr_guest_once("%s: %u-byte access at offset %#llx refused",
 			      r->ops->name, len, (unsigned long long)offset);
 		return false;

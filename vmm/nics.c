@@ -30,7 +30,7 @@ static bool nic_flush_held(struct nic *nic)
 	if (virtio_net_receive(&nic->net, nic->frame, nic->frame_len) ==
 	    -EAGAIN)
 		return false;
-	nic->frame_len = 0;	/* delivered, or dropped for good */
+	nic->frame_len = 0; /* delivered, or dropped for good */
 	return true;
 }
 
@@ -53,8 +53,7 @@ static void nic_tap_readable(void *opaque)
 	struct nic *nic = opaque;
 
 	while (nic_flush_held(nic)) {
-		ssize_t n = read(nic->tap.fd, nic->frame,
-				 VIRTIO_NET_FRAME_MAX);
+		ssize_t n = read(nic->tap.fd, nic->frame, VIRTIO_NET_FRAME_MAX);
 
 		if (n <= 0)
 			return;
@@ -123,13 +122,15 @@ static void nic_host_close(struct nic *nic)
 	free(nic->frame);
 }
 
-static int nic_up(struct nics *n, const struct nic_config *cfg,
-		  struct board *b, struct iothread *io)
+static int nic_up(struct nics *n, const struct nic_config *cfg, struct board *b,
+		  struct iothread *io)
 {
 	struct nic *nic = &n->nic[n->nr];
 	struct board_slot *slot = board_virtio_slot(b, "-n");
 	struct virtio_net_backend be = {
-		.ops = &nic_ops, .opaque = nic, .offloads = true,
+		.ops = &nic_ops,
+		.opaque = nic,
+		.offloads = true,
 	};
 	int ret;
 
@@ -177,8 +178,9 @@ int nics_watch(struct nics *n)
 		struct nic *nic = &n->nic[i];
 
 		ret = iothread_add(nic->io, nic->tap.fd, nic_tap_readable, nic);
-		ret = ret ?: iothread_add(nic->io, nic->wake_fd, nic_woken,
-					  nic);
+		ret = ret   ?:
+			      iothread_add(nic->io, nic->wake_fd, nic_woken,
+					   nic);
 	}
 	return ret;
 }

@@ -18,14 +18,14 @@ struct nic {
 	struct iothread *io;
 	struct tap tap;
 	struct virtio_net net;
-	uint8_t *frame;		/* a frame the guest had no room for */
-	size_t frame_len;	/* 0: none held */
-	int wake_fd;		/* rx buffers posted: eventfd */
+	uint8_t *frame;	  /* a frame the guest had no room for */
+	size_t frame_len; /* 0: none held */
+	int wake_fd;	  /* rx buffers posted: eventfd */
 };
 
 struct nics {
-	struct nic nic[CONFIG_MAX_NICS];	/* -n mode=tap, in order */
-	unsigned int nr;			/* set up so far */
+	struct nic nic[CONFIG_MAX_NICS]; /* -n mode=tap, in order */
+	unsigned int nr;		 /* set up so far */
 };
 
 /* Every tap NIC of cfg; 0, or -errno after one line saying why. */

@@ -73,10 +73,10 @@
 
 /* One forwarded call: the fields of kvm_run->riscv_sbi. */
 struct sbi_call {
-	unsigned long ext;	/* a7 */
-	unsigned long fid;	/* a6 */
-	unsigned long args[6];	/* a0..a5 */
-	long ret[2];		/* out: a0 (error or legacy value), a1 */
+	unsigned long ext;     /* a7 */
+	unsigned long fid;     /* a6 */
+	unsigned long args[6]; /* a0..a5 */
+	long ret[2];	       /* out: a0 (error or legacy value), a1 */
 };
 
 /* Console backend, injected.  Either callback may be NULL. */
@@ -92,8 +92,8 @@ struct sbi_console {
 };
 
 struct sbi_ctx {
-	const struct guest_mem *mem;		/* NULL: no DBCN buffers */
-	const struct sbi_console *console;	/* NULL: output dropped */
+	const struct guest_mem *mem;	   /* NULL: no DBCN buffers */
+	const struct sbi_console *console; /* NULL: output dropped */
 };
 
 /* Handle one call; sets call->ret[0] and call->ret[1].  Always returns. */

@@ -15,7 +15,7 @@
 #include "lib/log.h"
 #include "tap_linux.h"
 
-#define VNET_HDR_LEN 12	/* struct virtio_net_hdr_v1 */
+#define VNET_HDR_LEN 12 /* struct virtio_net_hdr_v1 */
 
 /* Run "script ifname"; 0 when it exits 0. */
 static int tap_run_script(const char *script, const char *ifname)
@@ -97,9 +97,9 @@ int tap_open(struct tap *t, const struct nic_config *nic)
 		return ret;
 	}
 	snprintf(t->ifname, sizeof(t->ifname), "%s", ifr.ifr_name);
-	ret = strcmp(nic->script, "none") ? tap_run_script(nic->script,
-							    t->ifname) :
-					    tap_configure(t);
+	ret = strcmp(nic->script, "none") ?
+		      tap_run_script(nic->script, t->ifname) :
+		      tap_configure(t);
 	if (ret) {
 		close(t->fd);
 		t->fd = -1;

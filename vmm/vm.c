@@ -17,8 +17,12 @@
 int vm_init(struct vm *vm, const struct vm_config *cfg, uint64_t ram_base)
 {
 	*vm = (struct vm){
-		.cfg = cfg, .kvm_fd = -1, .vm_fd = -1, .aia_fd = -1,
-		.ram_fd = -1, .ram_base = ram_base,
+		.cfg = cfg,
+		.kvm_fd = -1,
+		.vm_fd = -1,
+		.aia_fd = -1,
+		.ram_fd = -1,
+		.ram_base = ram_base,
 	};
 	for (unsigned int i = 0; i < CONFIG_MAX_CPUS; i++)
 		vm->vcpus[i] = (struct vcpu){ .vm = vm, .id = i, .fd = -1 };

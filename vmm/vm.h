@@ -24,11 +24,11 @@ struct kvm_run;
 /* Why the VM stops; the first request wins. */
 enum vm_stop {
 	VM_RUNNING = 0,
-	VM_STOP_POWEROFF,	/* SRST shutdown */
-	VM_STOP_RESET,		/* SRST reboot: reset and boot again */
-	VM_STOP_SIGNAL,		/* signal or Ctrl-A x */
-	VM_STOP_CRASH,		/* guest crashed */
-	VM_STOP_HOST_ERROR,	/* host-side failure while running */
+	VM_STOP_POWEROFF,   /* SRST shutdown */
+	VM_STOP_RESET,	    /* SRST reboot: reset and boot again */
+	VM_STOP_SIGNAL,	    /* signal or Ctrl-A x */
+	VM_STOP_CRASH,	    /* guest crashed */
+	VM_STOP_HOST_ERROR, /* host-side failure while running */
 };
 
 struct vcpu {
@@ -42,12 +42,12 @@ struct vcpu {
 
 /* What KVM tells about the harts (the same for all). */
 struct cpu_caps {
-	unsigned long isa;			/* CONFIG isa (single letters) */
-	uint64_t isa_ext[ISA_EXT_WORDS];	/* enabled ISA_EXT ids */
+	unsigned long isa;		 /* CONFIG isa (single letters) */
+	uint64_t isa_ext[ISA_EXT_WORDS]; /* enabled ISA_EXT ids */
 	unsigned long satp_mode;
 	unsigned long cbom_block_size, cboz_block_size;
 	unsigned long timebase_freq;
-	bool dbcn;				/* SBI DBCN enabled */
+	bool dbcn; /* SBI DBCN enabled */
 };
 
 struct vm_stats {
@@ -57,12 +57,12 @@ struct vm_stats {
 struct vm {
 	const struct vm_config *cfg;
 	int kvm_fd, vm_fd;
-	int aia_fd;			/* KVM's AIA device; -1: none */
+	int aia_fd; /* KVM's AIA device; -1: none */
 	int run_size;
-	uint64_t ram_base;		/* guest physical, from the board */
-	struct guest_mem mem;		/* mapped for the life of the vm */
+	uint64_t ram_base;    /* guest physical, from the board */
+	struct guest_mem mem; /* mapped for the life of the vm */
 	size_t ram_map_size;
-	int ram_fd;			/* --hugetlbfs file; -1: anonymous */
+	int ram_fd; /* --hugetlbfs file; -1: anonymous */
 	struct vcpu vcpus[CONFIG_MAX_CPUS];
 	struct cpu_caps caps;
 	/*
@@ -74,11 +74,11 @@ struct vm {
 	struct mmio_bus bus;
 	struct sbi_ctx sbi;
 	struct vm_stats stats;
-	unsigned long boots;		/* reboots so far */
+	unsigned long boots; /* reboots so far */
 
-	_Atomic int stop;		/* enum vm_stop */
-	int stop_fd;			/* eventfd: wakes the main thread */
-	char stop_buf[160];		/* why: the exit line */
+	_Atomic int stop;   /* enum vm_stop */
+	int stop_fd;	    /* eventfd: wakes the main thread */
+	char stop_buf[160]; /* why: the exit line */
 };
 
 /* Everything closed and empty; -errno when the stop eventfd fails. */
@@ -118,8 +118,7 @@ int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi);
 /* kvm_cpu.c */
 int kvm_cpus_create(struct vm *vm);
 void kvm_cpus_destroy(struct vm *vm);
-int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0,
-		      uint64_t a1);
+int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0, uint64_t a1);
 int kvm_cpus_start(struct vm *vm);
 /* An irq_line set(): the hart's supervisor external interrupt. */
 void kvm_cpu_set_ext_irq(void *opaque, int level);

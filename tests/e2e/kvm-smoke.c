@@ -33,8 +33,8 @@ static int failures;
 
 static void check(int ok, const char *name, const char *detail)
 {
-	printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name,
-	       detail ? ": " : "", detail ? detail : "");
+	printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name, detail ? ": " : "",
+	       detail ? detail : "");
 	if (!ok)
 		failures++;
 }
@@ -55,7 +55,8 @@ static int set_reg(int vcpu, __u64 id, unsigned long val)
 static int setup_vm(int kvm, int *vcpu_out)
 {
 	struct kvm_userspace_memory_region region = {
-		.slot = 0, .guest_phys_addr = GUEST_BASE,
+		.slot = 0,
+		.guest_phys_addr = GUEST_BASE,
 		.memory_size = GUEST_SIZE,
 	};
 	void *ram;
@@ -75,13 +76,15 @@ static int setup_vm(int kvm, int *vcpu_out)
 	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
 	if (vcpu < 0)
 		fatal("KVM_CREATE_VCPU");
-	check(set_reg(vcpu, KVM_REG_RISCV | KVM_REG_SIZE_U64 |
-			    KVM_REG_RISCV_SBI_EXT | KVM_REG_RISCV_SBI_SINGLE |
-			    KVM_RISCV_SBI_EXT_DBCN, 1) == 0,
+	check(set_reg(vcpu,
+		      KVM_REG_RISCV | KVM_REG_SIZE_U64 | KVM_REG_RISCV_SBI_EXT |
+			      KVM_REG_RISCV_SBI_SINGLE | KVM_RISCV_SBI_EXT_DBCN,
+		      1) == 0,
 	      "enable-dbcn", NULL);
-	if (set_reg(vcpu, KVM_REG_RISCV | KVM_REG_SIZE_U64 |
-			  KVM_REG_RISCV_CORE |
-			  KVM_REG_RISCV_CORE_REG(regs.pc), GUEST_BASE) < 0)
+	if (set_reg(vcpu,
+		    KVM_REG_RISCV | KVM_REG_SIZE_U64 | KVM_REG_RISCV_CORE |
+			    KVM_REG_RISCV_CORE_REG(regs.pc),
+		    GUEST_BASE) < 0)
 		fatal("set pc");
 	*vcpu_out = vcpu;
 	return vm;
@@ -144,14 +147,15 @@ int main(void)
 	/* KVM presets ret[0] to NOT_SUPPORTED: leave it for the guest. */
 	if (expect_sbi(vcpu, run, SBI_EXT_EXPERIMENTAL, 0,
 		       "sbi-unknown-forwarded"))
-		check(run->riscv_sbi.ret[0] == (unsigned long)SBI_ERR_NOT_SUPPORTED,
+		check(run->riscv_sbi.ret[0] ==
+			      (unsigned long)SBI_ERR_NOT_SUPPORTED,
 		      "sbi-unknown-preset-not-supported", NULL);
 
 	run_once(vcpu);
 	snprintf(detail, sizeof(detail), "exit %u type %u", run->exit_reason,
 		 run->system_event.type);
 	check(run->exit_reason == KVM_EXIT_SYSTEM_EVENT &&
-	      run->system_event.type == KVM_SYSTEM_EVENT_SHUTDOWN,
+		      run->system_event.type == KVM_SYSTEM_EVENT_SHUTDOWN,
 	      "srst-shutdown", detail);
 	printf("kvm-smoke: %d failure(s)\n", failures);
 	return failures ? 1 : 0;

@@ -12,7 +12,7 @@ lacks() {
 # One lkvm: the guest is told "reboot" at its first boot, "poweroff" at its
 # second.
 mkfifo /tmp/ctl
-(timeout 200 ./lkvm run -k Image -i guest-shutdown.cpio.gz -m 128 -c 2 \
+(timeout 200 ./lkvm run $irqchip_args -k Image -i guest-shutdown.cpio.gz -m 128 -c 2 \
 	</tmp/ctl >/tmp/sd.log 2>&1; echo $? >/tmp/sd.rc) &
 exec 3>/tmp/ctl
 boot=0
@@ -41,7 +41,7 @@ t poweroff-status [ "$(cat /tmp/sd.rc)" = 0 ]
 t reboot-poweroff-not-ignored lacks "still running" /tmp/sd.log
 
 # halt: on RISC-V the kernel powers off for it too.
-echo halt | timeout 120 ./lkvm run -k Image -i guest-shutdown.cpio.gz \
+echo halt | timeout 120 ./lkvm run $irqchip_args -k Image -i guest-shutdown.cpio.gz \
 	-m 128 -c 1 >/tmp/halt.log 2>&1
 rc=$?
 sed 's/^/  | /' /tmp/halt.log

@@ -22,10 +22,10 @@
 
 #define MAX_ARGS 64
 
-#define CHECK(cond)                        \
-	do {                               \
-		if (!(cond))               \
-			__builtin_trap();  \
+#define CHECK(cond)                       \
+	do {                              \
+		if (!(cond))              \
+			__builtin_trap(); \
 	} while (0)
 
 static int split_args(char *buf, size_t len, char **argv, int max)
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	host.mem_bytes = (uint64_t)data[1] << 26;
 	first = data[0] & 0x80 ? 1 : 2;
 
-	buf = malloc(size - 1);		/* the args plus a final NUL */
+	buf = malloc(size - 1); /* the args plus a final NUL */
 	cfg = malloc(sizeof(*cfg));
 	CHECK(buf && cfg);
 	memcpy(buf, data + 2, size - 2);

@@ -52,7 +52,7 @@ struct fuzz_ctx {
 	bool tx_fail, retry;
 	unsigned int tx_calls;
 	uint8_t seed;
-	uint8_t *frame; /* VIRTIO_NET_FRAME_MAX + 16 bytes */
+	uint8_t *frame;	 /* VIRTIO_NET_FRAME_MAX + 16 bytes */
 	size_t held_len; /* a frame that got -EAGAIN, 0 if none */
 	struct fuzz_in in;
 };

@@ -173,10 +173,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_in in = { data, size };
 	struct fuzz_console fc = { 0 };
 	const struct guest_mem mem = {
-		.base = FUZZ_RAM_BASE, .size = FUZZ_RAM_SIZE, .host = fuzz_ram,
+		.base = FUZZ_RAM_BASE,
+		.size = FUZZ_RAM_SIZE,
+		.host = fuzz_ram,
 	};
 	const struct sbi_console con = {
-		.write = fuzz_write, .read = fuzz_read, .opaque = &fc,
+		.write = fuzz_write,
+		.read = fuzz_read,
+		.opaque = &fc,
 	};
 	const struct sbi_ctx ctx = { .mem = &mem, .console = &con };
 	struct sbi_call call = { .ret = { SBI_ERR_NOT_SUPPORTED, 0 } };

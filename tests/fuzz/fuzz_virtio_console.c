@@ -239,7 +239,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_ram_alloc(&c->mem);
 	irq.opaque = &c->level;
 	out.opaque = c;
-	CHECK(virtio_console_init(&c->con, &SLOT_RES(0), &c->mem, &irq, &out) == 0);
+	CHECK(virtio_console_init(&c->con, &SLOT_RES(0), &c->mem, &irq, &out) ==
+	      0);
 	virtio_console_set_rx_wake(&c->con, fuzz_wake, c);
 	fuzz_split_input(data, size, 2, &c->mem, &c->in);
 

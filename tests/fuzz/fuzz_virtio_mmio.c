@@ -176,7 +176,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(c);
 	fuzz_ram_alloc(&c->mem);
 	irq.opaque = &c->level;
-	CHECK(virtio_rng_init(&c->rng, &SLOT_RES(0), &c->mem, &irq, fuzz_source, c) == 0);
+	CHECK(virtio_rng_init(&c->rng, &SLOT_RES(0), &c->mem, &irq, fuzz_source,
+			      c) == 0);
 	fuzz_split_input(data, size, 2, &c->mem, &c->in);
 
 	while (c->in.p < c->in.end)

@@ -16,7 +16,7 @@
 
 #include "virtio/mmio.h"
 #include "lib/guest_mem.h"
-#include "tests/unit/virtq_mock.h"	/* vqm_mmio_rd_n/wr_n */
+#include "tests/unit/virtq_mock.h" /* vqm_mmio_rd_n/wr_n */
 
 #define FUZZ_RAM_SIZE 0x10000
 

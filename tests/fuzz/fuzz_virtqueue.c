@@ -45,7 +45,7 @@ struct fuzz_ctx {
 	struct virtq_chain chain;
 	struct virtq_chain chains[POP_N_MAX];
 	bool have_chain;
-	unsigned int filled; /* model: elements filled, not flushed */
+	unsigned int filled;	 /* model: elements filled, not flushed */
 	unsigned int unpoppable; /* model: pops since the last fill/push */
 	struct virtq_reader r;
 	struct virtq_writer w;

@@ -20,7 +20,6 @@
  */
 #define DTC_CMD "dtc -W no-interrupt_provider -I dtb -O dts %s"
 
-
 static char *read_all(FILE *f, size_t *len)
 {
 	size_t cap = 4096, n = 0, got;

@@ -10,11 +10,11 @@
 
 #define TEST_PHANDLE_IRQCHIP 1
 
-#define SLOT_RES(n)                                                        \
-	((const struct dev_res){ .base = 0x10001000ULL + (n) * 0x1000ULL, \
-				 .size = 0x1000,                           \
-				 .irq = 1 + (n),                           \
-				 .irq_parent = TEST_PHANDLE_IRQCHIP,       \
+#define SLOT_RES(n)                                                     \
+	((const struct dev_res){ .base = 0x10001000ULL + (n)*0x1000ULL, \
+				 .size = 0x1000,                        \
+				 .irq = 1 + (n),                        \
+				 .irq_parent = TEST_PHANDLE_IRQCHIP,    \
 				 .irq_cells = 1 })
 
 #endif

@@ -24,7 +24,7 @@ struct fixture {
 	struct board board;
 	struct irq_line harts[2];
 	int hart_level[2];
-	unsigned int line_src[8];	/* AIA: KVM_IRQ_LINE calls */
+	unsigned int line_src[8]; /* AIA: KVM_IRQ_LINE calls */
 	int line_level[8];
 	unsigned int nr_lines;
 	uint8_t buf[FDT_MAX_SIZE] __attribute__((aligned(8))); /* libfdt */
@@ -48,25 +48,31 @@ static struct fixture *fixture_new(enum irqchip_kind kind)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	struct board_irqchip chip = {
-		.kind = kind, .harts = fx->harts, .line = aia_line,
+		.kind = kind,
+		.harts = fx->harts,
+		.line = aia_line,
 		.opaque = fx,
 	};
 
 	assert_non_null(fx);
-	fx->cfg = (struct vm_config){ .nr_cpus = 2, .ram_size = SZ_256M,
+	fx->cfg = (struct vm_config){ .nr_cpus = 2,
+				      .ram_size = SZ_256M,
 				      .rng = true };
 	strcpy(fx->cfg.cmdline, "console=ttyS0");
 	for (int i = 0; i < 2; i++)
-		fx->harts[i] = (struct irq_line){ hart_set,
-						  &fx->hart_level[i] };
+		fx->harts[i] =
+			(struct irq_line){ hart_set, &fx->hart_level[i] };
 	assert_int_equal(vm_init(&fx->vm, &fx->cfg, board_ram_base()), 0);
 	assert_int_equal(board_up(&fx->board, &fx->vm, &chip, NULL), 0);
 	assert_int_equal(board_rng_up(&fx->board), 0);
 	if (kind == IRQCHIP_KIND_AIA)
 		/* What KVM's configuration would have reported. */
 		fx->board.aia = (struct aia_state){
-			.p = fx->board.aia_params, .mode = 2, .nr_ids = 255,
-			.nr_sources = LAYOUT_AIA_NR_IRQS, .hart_bits = 1,
+			.p = fx->board.aia_params,
+			.mode = 2,
+			.nr_ids = 255,
+			.nr_sources = LAYOUT_AIA_NR_IRQS,
+			.hart_bits = 1,
 		};
 	return fx;
 }
@@ -81,7 +87,8 @@ static void fixture_free(struct fixture *fx)
 static void build(struct fixture *fx)
 {
 	struct fdt_params p = {
-		.cfg = &fx->cfg, .timebase_freq = 10000000,
+		.cfg = &fx->cfg,
+		.timebase_freq = 10000000,
 		.mmu_type = "riscv,sv48",
 	};
 
@@ -172,13 +179,14 @@ static void test_slots_run_out(void **state)
 		struct board_slot *s = board_virtio_slot(&fx->board, "test");
 
 		assert_non_null(s);
-		assert_int_equal(s->res.base, LAYOUT_VIRTIO_MMIO_BASE +
-						      i * LAYOUT_VIRTIO_MMIO_SIZE);
+		assert_int_equal(s->res.base,
+				 LAYOUT_VIRTIO_MMIO_BASE +
+					 i * LAYOUT_VIRTIO_MMIO_SIZE);
 		assert_int_equal(s->res.irq, LAYOUT_VIRTIO_MMIO_FIRST_IRQ + i);
 		assert_int_equal(board_virtio_add(s, &fx->board.rng.vm), 0);
 	}
 	assert_null(board_virtio_slot(&fx->board, "test"));
-	fx->board.nr_virtio = 1;	/* only the rng is real */
+	fx->board.nr_virtio = 1; /* only the rng is real */
 	fixture_free(fx);
 }
 

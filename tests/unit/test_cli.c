@@ -29,7 +29,9 @@ struct res {
 };
 
 static const struct cli_host host_4cpu_1g = {
-	.online_cpus = 4, .mem_bytes = GiB, .pid = 1234,
+	.online_cpus = 4,
+	.mem_bytes = GiB,
+	.pid = 1234,
 };
 
 static struct res *parse_argv(const struct cli_host *host, int argc,
@@ -157,9 +159,9 @@ static void test_size_overflow(void **state)
 {
 	(void)state;
 	size_bad("99999999999T", -ERANGE);
-	size_bad("17592186044416", -ERANGE);		/* 2^64 bytes */
-	size_bad("16777216T", -ERANGE);			/* 2^64 bytes */
-	size_bad("18446744073709551616", -ERANGE);	/* 2^64 MiB */
+	size_bad("17592186044416", -ERANGE);	   /* 2^64 bytes */
+	size_bad("16777216T", -ERANGE);		   /* 2^64 bytes */
+	size_bad("18446744073709551616", -ERANGE); /* 2^64 MiB */
 	size_bad("99999999999999999999999999K", -ERANGE);
 	size_ok("16777215T", 16777215ULL << 40);
 }
@@ -184,7 +186,7 @@ static void test_parse_u64(void **state)
 	(void)state;
 	u64_ok("0", 0);
 	u64_ok("42", 42);
-	u64_ok("010", 10);	/* decimal, not octal */
+	u64_ok("010", 10); /* decimal, not octal */
 	u64_ok("0x10", 16);
 	u64_ok("0XfF", 255);
 	u64_ok("18446744073709551615", UINT64_MAX);
@@ -208,8 +210,8 @@ static void test_parse_u64(void **state)
 static void mem_ok(const char *arg, uint64_t want)
 {
 	const struct cli_host big = { 4, 1ULL << 40, 1 };
-	struct res *r = expect_run(parse_on(&big, "run", "-m", arg, "Image",
-					    NULL));
+	struct res *r =
+		expect_run(parse_on(&big, "run", "-m", arg, "Image", NULL));
 
 	assert_int_equal(r->cfg.ram_size, want);
 	res_free(r);
@@ -222,7 +224,7 @@ static void test_mem_limits(void **state)
 	mem_ok("16384K", 16 * MiB);
 	mem_ok("18", 18 * MiB);
 	mem_ok("1g", GiB);
-	assert_int_equal(CONFIG_RAM_MAX, 512 * GiB);	/* --help says so */
+	assert_int_equal(CONFIG_RAM_MAX, 512 * GiB); /* --help says so */
 	mem_ok("512G", 512 * GiB);
 	mem_ok("524288", 512 * GiB);
 	expect_error(parse("run", "-m", "14", "Image"),
@@ -235,18 +237,22 @@ static void test_mem_limits(void **state)
 		     "memory size '524290' is above the maximum of 512 GiB");
 	expect_error(parse("run", "-m", "1T", "Image"),
 		     "memory size '1T' is above the maximum of 512 GiB");
-	expect_error(parse("run", "-m", "99999999999T", "Image"),
-		     "memory size '99999999999T' is above the maximum of 512 GiB");
+	expect_error(
+		parse("run", "-m", "99999999999T", "Image"),
+		"memory size '99999999999T' is above the maximum of 512 GiB");
 	expect_error(parse("run", "-m", "17", "Image"),
 		     "memory size '17' is not a multiple of 2 MiB");
 	expect_error(parse("run", "-m", "16385K", "Image"),
 		     "memory size '16385K' is not a multiple of 2 MiB");
-	expect_error(parse("run", "-m", "abc", "Image"),
-		     "invalid memory size 'abc' (expected SIZE[KMGT]; a bare number is MiB)");
-	expect_error(parse("run", "--mem=256MB", "Image"),
-		     "invalid memory size '256MB' (expected SIZE[KMGT]; a bare number is MiB)");
-	expect_error(parse("run", "-m", "", "Image"),
-		     "invalid memory size '' (expected SIZE[KMGT]; a bare number is MiB)");
+	expect_error(
+		parse("run", "-m", "abc", "Image"),
+		"invalid memory size 'abc' (expected SIZE[KMGT]; a bare number is MiB)");
+	expect_error(
+		parse("run", "--mem=256MB", "Image"),
+		"invalid memory size '256MB' (expected SIZE[KMGT]; a bare number is MiB)");
+	expect_error(
+		parse("run", "-m", "", "Image"),
+		"invalid memory size '' (expected SIZE[KMGT]; a bare number is MiB)");
 }
 
 static void test_mem_above_host_warns(void **state)
@@ -256,7 +262,8 @@ static void test_mem_above_host_warns(void **state)
 	(void)state;
 	assert_int_equal(r->ret, CLI_RUN);
 	assert_int_equal(r->cfg.ram_size, 2 * GiB);
-	assert_string_equal(r->err,
+	assert_string_equal(
+		r->err,
 		"lkvm: warning: guest RAM 2048 MiB exceeds host RAM 1024 MiB\n");
 	res_free(r);
 }
@@ -301,7 +308,7 @@ static void test_defaults(void **state)
 	assert_null(c->dump_dtb);
 	assert_null(c->hugetlbfs);
 	assert_int_equal(c->nr_cpus, 4);
-	assert_int_equal(c->ram_size, 448 * MiB);	/* 64M * (4 + 3) */
+	assert_int_equal(c->ram_size, 448 * MiB); /* 64M * (4 + 3) */
 	assert_string_equal(c->name, "guest-1234");
 	assert_string_equal(c->dev, "/dev/kvm");
 	assert_int_equal(c->console, CONSOLE_SERIAL);
@@ -395,8 +402,7 @@ static void test_cmdline(void **state)
 	cmdline_is(parse("run", "--console", "hv", "-p", "quiet", "Image"),
 		   "console=hvc0 quiet");
 	cmdline_is(parse("run", "--console=hv", "Image"), "console=hvc0");
-	cmdline_is(parse("run", "--console=serial", "Image"),
-		   "console=ttyS0");
+	cmdline_is(parse("run", "--console=serial", "Image"), "console=ttyS0");
 	cmdline_is(parse("run", "--nodefaults", "-p", "quiet", "Image"),
 		   "quiet");
 	cmdline_is(parse("run", "--nodefaults", "--console=hv", "Image"), "");
@@ -422,7 +428,8 @@ static void test_cmdline_too_long(void **state)
 	p[fits + 1] = '\0';
 	r = parse("run", "-p", p, "Image");
 	assert_string_equal(r->cfg.cmdline, "");
-	expect_error(r, "kernel command line is too long (more than 4095 bytes)");
+	expect_error(r,
+		     "kernel command line is too long (more than 4095 bytes)");
 
 	/* Without the default, all of it is ours. */
 	memset(p, 'y', CONFIG_CMDLINE_MAX - 1);
@@ -470,7 +477,7 @@ static void test_option_forms(void **state)
 	r = expect_run(parse("run", "-m", "256", "-c", "2", "-k", "K", "-i",
 			     "I", "-p", "-x", "--name", "--vm"));
 	assert_int_equal(r->cfg.ram_size, 256 * MiB);
-	assert_string_equal(r->cfg.params, "-x");	/* taken as is */
+	assert_string_equal(r->cfg.params, "-x"); /* taken as is */
 	assert_string_equal(r->cfg.name, "--vm");
 	res_free(r);
 }
@@ -480,9 +487,9 @@ static void test_last_wins(void **state)
 	struct res *r;
 
 	(void)state;
-	r = expect_run(parse("run", "-m", "256", "--mem=512", "-c", "1",
-			     "-c3", "--name", "a", "--name=b", "--console",
-			     "hv", "--console", "serial", "-k", "A", "-kB",
+	r = expect_run(parse("run", "-m", "256", "--mem=512", "-c", "1", "-c3",
+			     "--name", "a", "--name=b", "--console", "hv",
+			     "--console", "serial", "-k", "A", "-kB",
 			     "--loglevel", "error", "--loglevel=info"));
 	assert_int_equal(r->cfg.ram_size, 512 * MiB);
 	assert_int_equal(r->cfg.nr_cpus, 3);
@@ -543,11 +550,10 @@ static void test_unknown_option(void **state)
 		     "unknown option '-x' (see 'lkvm run --help')");
 	expect_error(parse("run", "-hx"),
 		     "unknown option '-hx' (see 'lkvm run --help')");
-	expect_error(parse("run", "--"),
-		     "no kernel given (-k FILE)");
+	expect_error(parse("run", "--"), "no kernel given (-k FILE)");
 	expect_error(parse("run", "---mem", "256"),
 		     "unknown option '---mem' (see 'lkvm run --help')");
-	expect_error(parse("run", "--me", "256"),	/* no abbreviations */
+	expect_error(parse("run", "--me", "256"), /* no abbreviations */
 		     "unknown option '--me' (see 'lkvm run --help')");
 	expect_error(parse("run", "--=x"),
 		     "unknown option '--' (see 'lkvm run --help')");
@@ -597,8 +603,9 @@ static void test_disks(void **state)
 	assert_true(r->cfg.disks[1].ro);
 	assert_true(r->cfg.disks[1].direct);
 	res_free(r);
-	expect_error(parse("run", "-d", "c,img", "Image"),
-		     "unknown --disk option 'img' in 'c,img' (expected ro or direct)");
+	expect_error(
+		parse("run", "-d", "c,img", "Image"),
+		"unknown --disk option 'img' in 'c,img' (expected ro or direct)");
 	expect_error(parse("run", "-d", ",ro", "Image"),
 		     "invalid --disk ',ro'");
 	expect_error(parse("run", "-d", "1", "-d", "2", "-d", "3", "-d", "4",
@@ -643,20 +650,23 @@ static void test_networks(void **state)
 	assert_string_equal(n->downscript, "/d");
 	res_free(r);
 	/* A second NIC gets the next MAC; mode=none is accepted. */
-	r = expect_run(parse("run", "-n", "mode=none", "-n", "mode=tap",
-			     "Image"));
+	r = expect_run(
+		parse("run", "-n", "mode=none", "-n", "mode=tap", "Image"));
 	assert_false(r->cfg.nics[0].tap);
 	assert_memory_equal(r->cfg.nics[1].mac, "\x02\x15\x15\x15\x15\x16", 6);
 	res_free(r);
 	expect_error(parse("run", "-n", "mode=user", "Image"),
 		     "invalid --network setting 'mode=user' in 'mode=user'");
-	expect_error(parse("run", "-n", "mode=tap,guest_mac=01:00:00:00:00:01",
-			   "Image"),
-		     "invalid --network setting 'guest_mac=01:00:00:00:00:01' in 'mode=tap,guest_mac=01:00:00:00:00:01'");
-	expect_error(parse("run", "-n", "host_ip=1.2.3", "Image"),
-		     "invalid --network setting 'host_ip=1.2.3' in 'host_ip=1.2.3'");
-	expect_error(parse("run", "-n", "tapif=0123456789abcdef", "Image"),
-		     "invalid --network setting 'tapif=0123456789abcdef' in 'tapif=0123456789abcdef'");
+	expect_error(
+		parse("run", "-n", "mode=tap,guest_mac=01:00:00:00:00:01",
+		      "Image"),
+		"invalid --network setting 'guest_mac=01:00:00:00:00:01' in 'mode=tap,guest_mac=01:00:00:00:00:01'");
+	expect_error(
+		parse("run", "-n", "host_ip=1.2.3", "Image"),
+		"invalid --network setting 'host_ip=1.2.3' in 'host_ip=1.2.3'");
+	expect_error(
+		parse("run", "-n", "tapif=0123456789abcdef", "Image"),
+		"invalid --network setting 'tapif=0123456789abcdef' in 'tapif=0123456789abcdef'");
 	expect_error(parse("run", "-n", "mode=tap", "-n", "mode=tap", "-n",
 			   "mode=tap", "Image"),
 		     "too many networks (at most 2)");
@@ -678,10 +688,12 @@ static void test_not_supported_yet(void **state)
 		     "--virtio-transport pci-legacy is not supported yet");
 	expect_error(parse("run", "--virtio-transport=mmio-legacy", "Image"),
 		     "--virtio-transport mmio-legacy is not supported yet");
-	expect_error(parse("run", "--virtio-transport=usb", "Image"),
-		     "invalid --virtio-transport 'usb' (expected mmio, pci, mmio-legacy or pci-legacy)");
-	expect_error(parse("run", "--console", "ttyS0", "Image"),
-		     "invalid --console 'ttyS0' (expected serial, virtio or hv)");
+	expect_error(
+		parse("run", "--virtio-transport=usb", "Image"),
+		"invalid --virtio-transport 'usb' (expected mmio, pci, mmio-legacy or pci-legacy)");
+	expect_error(
+		parse("run", "--console", "ttyS0", "Image"),
+		"invalid --console 'ttyS0' (expected serial, virtio or hv)");
 	expect_error(parse("run", "-d"),
 		     "option '-d' requires an argument (IMAGE)");
 	r = expect_run(parse("run", "--virtio-transport", "mmio", "Image"));
@@ -711,8 +723,9 @@ static void test_loglevel(void **state)
 	assert_int_equal(r->cfg.loglevel, LOG_WARN);
 	res_free(r);
 
-	expect_error(parse("run", "--loglevel", "verbose", "Image"),
-		     "invalid --loglevel 'verbose' (expected error, warning, info or debug)");
+	expect_error(
+		parse("run", "--loglevel", "verbose", "Image"),
+		"invalid --loglevel 'verbose' (expected error, warning, info or debug)");
 }
 
 /* --- RISC-V options ---------------------------------------------------- */
@@ -734,18 +747,23 @@ static void test_disable_ext(void **state)
 	assert_int_equal(r->cfg.disable_sbi, (1ULL << 10) | 1);
 	res_free(r);
 
-	expect_error(parse("run", "--disable-foo", "Image"),
-		     "unknown option '--disable-foo' (no ISA extension 'foo'; see 'lkvm run --help')");
-	expect_error(parse("run", "--disable-sbi-foo", "Image"),
-		     "unknown option '--disable-sbi-foo' (no SBI extension 'foo'; see 'lkvm run --help')");
-	expect_error(parse("run", "--disable-SSTC", "Image"),
-		     "unknown option '--disable-SSTC' (no ISA extension 'SSTC'; see 'lkvm run --help')");
-	expect_error(parse("run", "--disable-sbi", "Image"),
-		     "unknown option '--disable-sbi' (no ISA extension 'sbi'; see 'lkvm run --help')");
+	expect_error(
+		parse("run", "--disable-foo", "Image"),
+		"unknown option '--disable-foo' (no ISA extension 'foo'; see 'lkvm run --help')");
+	expect_error(
+		parse("run", "--disable-sbi-foo", "Image"),
+		"unknown option '--disable-sbi-foo' (no SBI extension 'foo'; see 'lkvm run --help')");
+	expect_error(
+		parse("run", "--disable-SSTC", "Image"),
+		"unknown option '--disable-SSTC' (no ISA extension 'SSTC'; see 'lkvm run --help')");
+	expect_error(
+		parse("run", "--disable-sbi", "Image"),
+		"unknown option '--disable-sbi' (no ISA extension 'sbi'; see 'lkvm run --help')");
 	expect_error(parse("run", "--disable-", "Image"),
 		     "unknown option '--disable-' (see 'lkvm run --help')");
-	expect_error(parse("run", "--disable-sbi-", "Image"),
-		     "unknown option '--disable-sbi-' (no ISA extension 'sbi-'; see 'lkvm run --help')");
+	expect_error(
+		parse("run", "--disable-sbi-", "Image"),
+		"unknown option '--disable-sbi-' (no ISA extension 'sbi-'; see 'lkvm run --help')");
 }
 
 /* Every name in the tables gives an option that sets exactly its bit. */
@@ -763,7 +781,8 @@ static void test_disable_every_ext(void **state)
 		res_free(r);
 	}
 	for (unsigned int i = 0; i < SBI_EXT_COUNT; i++) {
-		snprintf(opt, sizeof(opt), "--disable-sbi-%s", sbi_exts[i].name);
+		snprintf(opt, sizeof(opt), "--disable-sbi-%s",
+			 sbi_exts[i].name);
 		r = expect_run(parse("run", opt, "Image"));
 		assert_int_equal(r->cfg.disable_sbi, 1ULL << sbi_exts[i].id);
 		assert_int_equal(r->cfg.disable_isa[0], 0);
@@ -777,8 +796,8 @@ static void test_custom_ids(void **state)
 
 	(void)state;
 	r = expect_run(parse("run", "--custom-mvendorid", "0x489",
-			     "--custom-marchid=12345",
-			     "--custom-mimpid", "0xffffffffffffffff", "Image"));
+			     "--custom-marchid=12345", "--custom-mimpid",
+			     "0xffffffffffffffff", "Image"));
 	assert_true(r->cfg.set_mvendorid);
 	assert_int_equal(r->cfg.mvendorid, 0x489);
 	assert_true(r->cfg.set_marchid);
@@ -794,28 +813,48 @@ static void test_custom_ids(void **state)
 	assert_false(r->cfg.set_mimpid);
 	res_free(r);
 
-	expect_error(parse("run", "--custom-mvendorid", "-1", "Image"),
-		     "invalid --custom-mvendorid '-1' (expected a decimal or 0x hex number up to 64 bits)");
-	expect_error(parse("run", "--custom-mimpid=0x1ffffffffffffffff", "Image"),
-		     "invalid --custom-mimpid '0x1ffffffffffffffff' (expected a decimal or 0x hex number up to 64 bits)");
-	expect_error(parse("run", "--custom-marchid=0xg", "Image"),
-		     "invalid --custom-marchid '0xg' (expected a decimal or 0x hex number up to 64 bits)");
+	expect_error(
+		parse("run", "--custom-mvendorid", "-1", "Image"),
+		"invalid --custom-mvendorid '-1' (expected a decimal or 0x hex number up to 64 bits)");
+	expect_error(
+		parse("run", "--custom-mimpid=0x1ffffffffffffffff", "Image"),
+		"invalid --custom-mimpid '0x1ffffffffffffffff' (expected a decimal or 0x hex number up to 64 bits)");
+	expect_error(
+		parse("run", "--custom-marchid=0xg", "Image"),
+		"invalid --custom-marchid '0xg' (expected a decimal or 0x hex number up to 64 bits)");
 }
 
 /* --- help, usage, version, commands ------------------------------------ */
 
 static const char *const long_opts[] = {
-	"--name NAME", "--cpus N", "--mem SIZE", "--disk IMAGE",
-	"--console TYPE", "--rng", "--dev PATH", "--hugetlbfs PATH",
-	"--virtio-transport TYPE", "--nodefaults", "--help", "--kernel FILE",
-	"--initrd FILE", "--params ARGS", "--network SPEC", "--debug",
-	"--loglevel LEVEL", "--dump-dtb FILE", "--disable-sbi-EXT",
-	"--disable-EXT", "--custom-mvendorid N", "--custom-marchid N",
-	"--custom-mimpid N", "--irqchip TYPE",
+	"--name NAME",
+	"--cpus N",
+	"--mem SIZE",
+	"--disk IMAGE",
+	"--console TYPE",
+	"--rng",
+	"--dev PATH",
+	"--hugetlbfs PATH",
+	"--virtio-transport TYPE",
+	"--nodefaults",
+	"--help",
+	"--kernel FILE",
+	"--initrd FILE",
+	"--params ARGS",
+	"--network SPEC",
+	"--debug",
+	"--loglevel LEVEL",
+	"--dump-dtb FILE",
+	"--disable-sbi-EXT",
+	"--disable-EXT",
+	"--custom-mvendorid N",
+	"--custom-marchid N",
+	"--custom-mimpid N",
+	"--irqchip TYPE",
 };
 
 static const char *const short_opts[] = {
-	"-c, --cpus", "-m, --mem", "-d, --disk", "-h, --help",
+	"-c, --cpus",	"-m, --mem",	"-d, --disk",	"-h, --help",
 	"-k, --kernel", "-i, --initrd", "-p, --params", "-n, --network",
 };
 
@@ -1056,9 +1095,11 @@ static void test_summary(void **state)
 	res_free(r);
 
 	r = expect_run(parse("run", "Image"));
-	assert_int_equal(cli_summary(&r->cfg, buf, sizeof(buf)),
-			 strlen("# lkvm run -k Image -m 448 -c 4 --name guest-1234"));
-	assert_string_equal(buf, "# lkvm run -k Image -m 448 -c 4 --name guest-1234");
+	assert_int_equal(
+		cli_summary(&r->cfg, buf, sizeof(buf)),
+		strlen("# lkvm run -k Image -m 448 -c 4 --name guest-1234"));
+	assert_string_equal(
+		buf, "# lkvm run -k Image -m 448 -c 4 --name guest-1234");
 	res_free(r);
 }
 

@@ -24,12 +24,17 @@
 #define PHANDLE_CPU_INTC(hart) (2 + (hart))
 
 static const struct dev_res plic_res = {
-	.base = 0x0c000000, .size = PLIC_SIZE, .phandle = PHANDLE_PLIC,
+	.base = 0x0c000000,
+	.size = PLIC_SIZE,
+	.phandle = PHANDLE_PLIC,
 	.irq_parent = PHANDLE_CPU_INTC(0),
 };
 static const struct dev_res uart_res = {
-	.base = 0x10000000, .size = 0x100, .irq = 10,
-	.irq_parent = PHANDLE_PLIC, .irq_cells = 1,
+	.base = 0x10000000,
+	.size = 0x100,
+	.irq = 10,
+	.irq_parent = PHANDLE_PLIC,
+	.irq_cells = 1,
 };
 
 #define GOLDEN "tests/unit/golden/fdt-basic.dts"
@@ -40,8 +45,9 @@ static const uint8_t seed[8] = {
 };
 
 static const char *const basic_exts[] = {
-	"i", "m", "a", "f", "d", "c", "h", "zicsr", "zifencei", "zicntr",
-	"zihpm", "zicbom", "zicboz", "zbb", "sstc", "svinval", NULL,
+	"i",	  "m",	   "a",	       "f",	  "d",	   "c",
+	"h",	  "zicsr", "zifencei", "zicntr",  "zihpm", "zicbom",
+	"zicboz", "zbb",   "sstc",     "svinval", NULL,
 };
 
 struct fixture {
@@ -457,9 +463,10 @@ static void test_isa_string_basic(void **state)
 static void test_isa_string_order(void **state)
 {
 	static const char *const exts[] = {
-		"svinval", "zvbb", "v", "ztso", "zkt", "zba", "c", "zca",
-		"zfh", "zacas", "smstateen", "zbb", "zifencei", "zicsr", "a",
-		"sstc", "ssaia", "d", "f", "m", "h", NULL,
+		"svinval",  "zvbb",  "v",   "ztso",  "zkt",	  "zba",
+		"c",	    "zca",   "zfh", "zacas", "smstateen", "zbb",
+		"zifencei", "zicsr", "a",   "sstc",  "ssaia",	  "d",
+		"f",	    "m",     "h",   NULL,
 	};
 	uint64_t bits[ISA_EXT_WORDS];
 	char buf[FDT_ISA_STRING_MAX];

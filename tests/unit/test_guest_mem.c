@@ -10,7 +10,9 @@
 
 static uint8_t ram[4096];
 static const struct guest_mem mem = {
-	.base = 0x80000000ULL, .size = sizeof(ram), .host = ram,
+	.base = 0x80000000ULL,
+	.size = sizeof(ram),
+	.host = ram,
 };
 
 static void test_first_and_last_byte(void **state)
@@ -55,8 +57,7 @@ static void test_copy(void **state)
 	assert_int_equal(guest_mem_write(&mem, 0x80000ffcULL, buf, 4), 0);
 	assert_int_equal(guest_mem_read(&mem, 0x80000ffcULL, out, 4), 0);
 	assert_memory_equal(buf, out, 4);
-	assert_int_equal(guest_mem_write(&mem, 0x80000ffdULL, buf, 4),
-			 -EFAULT);
+	assert_int_equal(guest_mem_write(&mem, 0x80000ffdULL, buf, 4), -EFAULT);
 	assert_int_equal(guest_mem_read(&mem, 0x80000ffdULL, out, 4), -EFAULT);
 }
 

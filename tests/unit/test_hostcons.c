@@ -11,7 +11,7 @@
 static size_t filter(struct hostcons *c, const char *in, char *out, bool *stop)
 {
 	return hostcons_filter(c, (const uint8_t *)in, strlen(in),
-			      (uint8_t *)out, stop);
+			       (uint8_t *)out, stop);
 }
 
 static void test_plain_bytes_pass(void **state)

@@ -40,10 +40,10 @@ static uint8_t *make_image(size_t len, uint64_t text_offset,
 	if (len < IMAGE_HEADER_SIZE)
 		return p;
 	put_le32(p, 0x0000a001); /* code0 */
-	put_le32(p + 4, 0); /* code1 */
+	put_le32(p + 4, 0);	 /* code1 */
 	put_le64(p + 8, text_offset);
 	put_le64(p + 16, image_size);
-	put_le64(p + 24, 0); /* flags: little endian */
+	put_le64(p + 24, 0);   /* flags: little endian */
 	put_le32(p + 32, 0x2); /* version 0.2 */
 	put_le32(p + 36, 0);
 	put_le64(p + 40, 0);

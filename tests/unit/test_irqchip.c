@@ -57,8 +57,8 @@ static void test_select(void **state)
 static void test_hart_bits(void **state)
 {
 	static const unsigned int want[][2] = {
-		{ 1, 0 }, { 2, 1 }, { 3, 2 }, { 4, 2 }, { 5, 3 }, { 8, 3 },
-		{ 9, 4 }, { 32, 5 },
+		{ 1, 0 }, { 2, 1 }, { 3, 2 }, { 4, 2 },
+		{ 5, 3 }, { 8, 3 }, { 9, 4 }, { 32, 5 },
 	};
 
 	(void)state;
@@ -68,7 +68,7 @@ static void test_hart_bits(void **state)
 
 /* A fake AIA device: records every call, fails call number fail_at. */
 struct call {
-	char op;		/* 'g' or 's' */
+	char op; /* 'g' or 's' */
 	uint32_t group;
 	uint64_t attr, val;
 };
@@ -76,12 +76,11 @@ struct call {
 struct fake_aia {
 	struct call calls[64];
 	unsigned int n;
-	int fail_at;		/* -1: never */
+	int fail_at; /* -1: never */
 	uint64_t mode, ids;
 };
 
-static int fake_get(void *opaque, uint32_t group, uint64_t attr,
-		    uint64_t *v)
+static int fake_get(void *opaque, uint32_t group, uint64_t attr, uint64_t *v)
 {
 	struct fake_aia *f = opaque;
 
@@ -105,8 +104,12 @@ static int fake_set(void *opaque, uint32_t group, uint64_t attr, uint64_t v)
 static const struct aia_attr_ops fake_ops = { fake_get, fake_set };
 
 static const struct aia_params params3 = {
-	.nr_harts = 3, .aplic_base = 0x0d000000, .imsic_base = 0x28000000,
-	.nr_sources = 64, .aplic_phandle = 1, .imsic_phandle = 64,
+	.nr_harts = 3,
+	.aplic_base = 0x0d000000,
+	.imsic_base = 0x28000000,
+	.nr_sources = 64,
+	.aplic_phandle = 1,
+	.imsic_phandle = 64,
 	.cpu_intc_phandle = 2,
 };
 
@@ -129,15 +132,15 @@ static void test_configure_sequence(void **state)
 	(void)state;
 	assert_int_equal(aia_configure(&fake_ops, &f, &params3, &st, &why), 0);
 	assert_int_equal(f.n, 9);
-	assert_call(&f.calls[0], 'g', 0, 0, 0);		/* mode */
-	assert_call(&f.calls[1], 'g', 0, 1, 0);		/* ids */
-	assert_call(&f.calls[2], 's', 0, 2, 64);	/* sources */
-	assert_call(&f.calls[3], 's', 0, 5, 2);		/* hart bits */
-	assert_call(&f.calls[4], 's', 1, 0, 0x0d000000);	/* APLIC */
-	assert_call(&f.calls[5], 's', 1, 1, 0x28000000);	/* IMSIC 0 */
+	assert_call(&f.calls[0], 'g', 0, 0, 0);		 /* mode */
+	assert_call(&f.calls[1], 'g', 0, 1, 0);		 /* ids */
+	assert_call(&f.calls[2], 's', 0, 2, 64);	 /* sources */
+	assert_call(&f.calls[3], 's', 0, 5, 2);		 /* hart bits */
+	assert_call(&f.calls[4], 's', 1, 0, 0x0d000000); /* APLIC */
+	assert_call(&f.calls[5], 's', 1, 1, 0x28000000); /* IMSIC 0 */
 	assert_call(&f.calls[6], 's', 1, 2, 0x28001000);
 	assert_call(&f.calls[7], 's', 1, 3, 0x28002000);
-	assert_call(&f.calls[8], 's', 2, 0, 0);		/* INIT, last */
+	assert_call(&f.calls[8], 's', 2, 0, 0); /* INIT, last */
 	assert_int_equal(st.mode, 2);
 	assert_int_equal(st.nr_ids, 255);
 	assert_int_equal(st.nr_sources, 64);
@@ -168,9 +171,9 @@ static void test_configure_failures(void **state)
 		struct aia_state st;
 		const char *why = NULL;
 
-		assert_int_equal(aia_configure(&fake_ops, &f, &params3, &st,
-					       &why),
-				 -EIO);
+		assert_int_equal(
+			aia_configure(&fake_ops, &f, &params3, &st, &why),
+			-EIO);
 		assert_int_equal(f.n, k + 1);
 		assert_non_null(why);
 		assert_true(strlen(why) > 0);
@@ -186,13 +189,11 @@ static void test_configure_bad_input(void **state)
 
 	(void)state;
 	/* KVM reporting an impossible id count is not trusted. */
-	assert_int_equal(aia_configure(&fake_ops, &f, &p, &st, &why),
-			 -ERANGE);
+	assert_int_equal(aia_configure(&fake_ops, &f, &p, &st, &why), -ERANGE);
 	assert_non_null(strstr(why, "ids"));
 	f = (struct fake_aia){ .fail_at = -1, .ids = 255 };
 	p.nr_harts = 0;
-	assert_int_equal(aia_configure(&fake_ops, &f, &p, &st, &why),
-			 -EINVAL);
+	assert_int_equal(aia_configure(&fake_ops, &f, &p, &st, &why), -EINVAL);
 	assert_int_equal(f.n, 0);
 }
 

@@ -84,8 +84,7 @@ static void test_add_rejects(void **state)
 	struct fake_dev d = { 0 };
 
 	(void)state;
-	assert_int_equal(mmio_bus_add(&bus, 0x1000, 0, &fake_ops, &d),
-			 -EINVAL);
+	assert_int_equal(mmio_bus_add(&bus, 0x1000, 0, &fake_ops, &d), -EINVAL);
 	assert_int_equal(mmio_bus_add(&bus, UINT64_MAX - 1, 4, &fake_ops, &d),
 			 -EINVAL);
 	assert_int_equal(mmio_bus_add(&bus, 0x1000, 0x100, &fake_ops, &d), 0);
@@ -95,8 +94,9 @@ static void test_add_rejects(void **state)
 			 -EEXIST);
 	assert_int_equal(mmio_bus_add(&bus, 0x1100, 0x10, &fake_ops, &d), 0);
 	for (unsigned int i = 2; i < MMIO_BUS_MAX_REGIONS; i++)
-		assert_int_equal(mmio_bus_add(&bus, 0x10000 * i, 0x10,
-					      &fake_ops, &d), 0);
+		assert_int_equal(
+			mmio_bus_add(&bus, 0x10000 * i, 0x10, &fake_ops, &d),
+			0);
 	assert_int_equal(mmio_bus_add(&bus, 0x10000000, 0x10, &fake_ops, &d),
 			 -ENOSPC);
 }

@@ -15,7 +15,10 @@
 
 /* Where a board would put the PLIC: phandle 1, harts' intcs from 2. */
 static const struct dev_res plic_res = {
-	.base = 0x0c000000, .size = PLIC_SIZE, .phandle = 1, .irq_parent = 2,
+	.base = 0x0c000000,
+	.size = PLIC_SIZE,
+	.phandle = 1,
+	.irq_parent = 2,
 };
 
 #define NR_CTX 4
@@ -156,7 +159,8 @@ static void test_init_rejects(void **state)
 
 	(void)state;
 	assert_int_equal(plic_init(&p, &plic_res, 0, out), -EINVAL);
-	assert_int_equal(plic_init(&p, &plic_res, PLIC_MAX_CONTEXTS + 1, out), -EINVAL);
+	assert_int_equal(plic_init(&p, &plic_res, PLIC_MAX_CONTEXTS + 1, out),
+			 -EINVAL);
 	assert_int_equal(plic_init(&p, &plic_res, 1, NULL), -EINVAL);
 	assert_int_equal(plic_init(&p, NULL, 1, out), -EINVAL);
 	assert_int_equal(plic_init(&p, &plic_res, PLIC_MAX_CONTEXTS, out), 0);
@@ -799,7 +803,8 @@ static void test_fdt(void **state)
 	assert_non_null(v);
 	assert_int_equal(len, 0);
 	assert_int_equal(fdt_get_phandle(buf, node), plic_res.phandle);
-	assert_int_equal(fdt_node_offset_by_phandle(buf, plic_res.phandle), node);
+	assert_int_equal(fdt_node_offset_by_phandle(buf, plic_res.phandle),
+			 node);
 }
 
 static void test_fdt_one_context(void **state)

@@ -12,7 +12,7 @@
 #include "vmm/sbi.h"
 
 #define RAM_BASE 0x80000000UL
-#define RAM_SIZE 8192UL	/* > SBI_DBCN_WRITE_MAX */
+#define RAM_SIZE 8192UL /* > SBI_DBCN_WRITE_MAX */
 #define RAM_END (RAM_BASE + RAM_SIZE)
 #define FILL 0xaa
 
@@ -23,12 +23,14 @@ struct fake_console {
 	unsigned int writes, reads;
 	const uint8_t *in;
 	size_t in_len, in_pos;
-	size_t read_extra;	/* lie: claim this many more bytes than asked */
+	size_t read_extra; /* lie: claim this many more bytes than asked */
 };
 
 static uint8_t ram[RAM_SIZE];
 static const struct guest_mem mem = {
-	.base = RAM_BASE, .size = RAM_SIZE, .host = ram,
+	.base = RAM_BASE,
+	.size = RAM_SIZE,
+	.host = ram,
 };
 static struct fake_console fc;
 
@@ -60,7 +62,9 @@ static size_t fake_read(void *opaque, uint8_t *buf, size_t len)
 }
 
 static const struct sbi_console console = {
-	.write = fake_write, .read = fake_read, .opaque = &fc,
+	.write = fake_write,
+	.read = fake_read,
+	.opaque = &fc,
 };
 static const struct sbi_ctx ctx = { .mem = &mem, .console = &console };
 
@@ -85,7 +89,8 @@ static struct sbi_call call_make(unsigned long ext, unsigned long fid,
 				 unsigned long a2)
 {
 	struct sbi_call c = {
-		.ext = ext, .fid = fid,
+		.ext = ext,
+		.fid = fid,
 		.args = { a0, a1, a2, 0x33, 0x44, 0x55 },
 		.ret = { 0x1234, 0x5678 },
 	};
@@ -123,7 +128,7 @@ static void test_putchar(void **state)
 	(void)state;
 	c = do_call(&ctx, SBI_EXT_0_1_CONSOLE_PUTCHAR, 7, 'A', 0xa1, 0);
 	assert_int_equal(c.ret[0], 0);
-	assert_int_equal(c.ret[1], 0xa1);	/* a1 preserved */
+	assert_int_equal(c.ret[1], 0xa1); /* a1 preserved */
 	/* Only the low byte of a0 is the character. */
 	c = do_call(&ctx, SBI_EXT_0_1_CONSOLE_PUTCHAR, 0, 0xffffff42UL, 0, 0);
 	assert_int_equal(c.ret[0], 0);
@@ -179,8 +184,8 @@ static void test_no_console(void **state)
 		    RAM_BASE, 0);
 	assert_int_equal(c.ret[0], SBI_SUCCESS);
 	assert_int_equal(c.ret[1], 4);
-	c = do_call(&nocb, SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_READ, 4,
-		    RAM_BASE, 0);
+	c = do_call(&nocb, SBI_EXT_DBCN, SBI_EXT_DBCN_CONSOLE_READ, 4, RAM_BASE,
+		    0);
 	assert_int_equal(c.ret[0], SBI_SUCCESS);
 	assert_int_equal(c.ret[1], 0);
 	assert_ram_untouched();
@@ -262,7 +267,9 @@ static void test_dbcn_write_base_hi(void **state)
 {
 	/* RAM at 4 GiB, where "lo | hi << 32" would wrongly land. */
 	const struct guest_mem high = {
-		.base = 0x100000000ULL, .size = RAM_SIZE, .host = ram,
+		.base = 0x100000000ULL,
+		.size = RAM_SIZE,
+		.host = ram,
 	};
 	const struct sbi_ctx hctx = { .mem = &high, .console = &console };
 	struct sbi_call c;
@@ -395,7 +402,7 @@ static void test_dbcn_read_backend_overclaims(void **state)
 	fc.read_extra = 100;
 	c = dbcn(SBI_EXT_DBCN_CONSOLE_READ, 4, RAM_BASE, 0);
 	assert_int_equal(c.ret[0], SBI_SUCCESS);
-	assert_int_equal(c.ret[1], 4);	/* clamped to num_bytes */
+	assert_int_equal(c.ret[1], 4); /* clamped to num_bytes */
 }
 
 /* --- DBCN console_write_byte and unknown FIDs -------------------------- */
@@ -434,7 +441,7 @@ static void assert_not_supported(unsigned long ext, unsigned long fid)
 {
 	struct sbi_call c = call_make(ext, fid, 'X', RAM_BASE, 0);
 
-	sbi_handle(&ctx, &c);	/* returns: the vCPU goes on */
+	sbi_handle(&ctx, &c); /* returns: the vCPU goes on */
 	assert_int_equal(c.ret[0], SBI_ERR_NOT_SUPPORTED);
 	assert_int_equal(c.ret[1], 0);
 	assert_int_equal(fc.writes, 0);
@@ -460,7 +467,7 @@ static void test_unknown_ext(void **state)
 {
 	(void)state;
 	assert_not_supported(0x12345678, 0);
-	assert_not_supported(0x10, 0);			/* BASE */
+	assert_not_supported(0x10, 0); /* BASE */
 	assert_not_supported(SBI_EXT_FIRMWARE_START, 0);
 	assert_not_supported(ULONG_MAX, ULONG_MAX);
 	/* DBCN's EID with upper bits set is not DBCN. */
@@ -476,7 +483,7 @@ static void test_unknown_legacy(void **state)
 	/* Legacy set_timer and shutdown: KVM keeps them, but if they came... */
 	c = do_call(&ctx, 0x00, 0, 1, 0x42, 0);
 	assert_int_equal(c.ret[0], SBI_ERR_NOT_SUPPORTED);
-	assert_int_equal(c.ret[1], 0x42);	/* legacy: a1 preserved */
+	assert_int_equal(c.ret[1], 0x42); /* legacy: a1 preserved */
 	c = do_call(&ctx, 0x08, 0, 0, 0x43, 0);
 	assert_int_equal(c.ret[0], SBI_ERR_NOT_SUPPORTED);
 	assert_int_equal(c.ret[1], 0x43);

@@ -13,7 +13,10 @@
 
 /* Where a board would put the UART: source 10 of the irqchip, phandle 1. */
 static const struct dev_res uart_res = {
-	.base = 0x10000000, .size = 0x100, .irq = 10, .irq_parent = 1,
+	.base = 0x10000000,
+	.size = 0x100,
+	.irq = 10,
+	.irq_parent = 1,
 	.irq_cells = 1,
 };
 

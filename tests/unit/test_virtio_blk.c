@@ -55,7 +55,7 @@ struct mdisk {
 	_Atomic unsigned int reads, writes, flushes, discards, wzs;
 	_Atomic unsigned int writes_since_flush, writes_done;
 	_Atomic unsigned int done_at_flush; /* writes_done when flush ran */
-	unsigned int delay_us; /* each write takes this long */
+	unsigned int delay_us;		    /* each write takes this long */
 	uint64_t off, len; /* of the last discard / write-zeroes */
 	enum mdisk_fail fail;
 };
@@ -390,19 +390,19 @@ static void test_config_space(void **state)
 	assert_int_equal(cfg32(f, 0), DISK_SECTORS);
 	assert_int_equal(cfg32(f, 4), 0);
 	assert_int_equal(cfg32(f, 8), 65536); /* size_max */
-	assert_int_equal(cfg32(f, 12), 128); /* seg_max */
-	assert_int_equal(cfg32(f, 16), 0); /* geometry */
-	assert_int_equal(cfg32(f, 20), 512); /* blk_size */
-	assert_int_equal(cfg32(f, 24), 0); /* topology */
+	assert_int_equal(cfg32(f, 12), 128);  /* seg_max */
+	assert_int_equal(cfg32(f, 16), 0);    /* geometry */
+	assert_int_equal(cfg32(f, 20), 512);  /* blk_size */
+	assert_int_equal(cfg32(f, 24), 0);    /* topology */
 	assert_int_equal(cfg32(f, 28), 0);
-	assert_int_equal(cfg32(f, 32), 0); /* writeback, num_queues */
+	assert_int_equal(cfg32(f, 32), 0);	  /* writeback, num_queues */
 	assert_int_equal(cfg32(f, 36), 1u << 22); /* max_discard_sectors */
-	assert_int_equal(cfg32(f, 40), 1); /* max_discard_seg */
-	assert_int_equal(cfg32(f, 44), 8); /* discard_sector_alignment */
+	assert_int_equal(cfg32(f, 40), 1);	  /* max_discard_seg */
+	assert_int_equal(cfg32(f, 44), 8);	  /* discard_sector_alignment */
 	assert_int_equal(cfg32(f, 48), 1u << 16); /* max_write_zeroes_sectors */
-	assert_int_equal(cfg32(f, 52), 1); /* max_write_zeroes_seg */
-	assert_int_equal(cfg32(f, 56), 0); /* may_unmap, unused1 */
-	assert_int_equal(cfg32(f, 60), 0); /* past the end */
+	assert_int_equal(cfg32(f, 52), 1);	  /* max_write_zeroes_seg */
+	assert_int_equal(cfg32(f, 56), 0);	  /* may_unmap, unused1 */
+	assert_int_equal(cfg32(f, 60), 0);	  /* past the end */
 	/* byte and half-word access to the same fields */
 	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 0, 1),
 			 DISK_SECTORS & 0xff);

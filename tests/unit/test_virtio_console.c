@@ -651,17 +651,21 @@ static void test_init_errors(void **state)
 	struct char_out out = { .write = NULL };
 
 	assert_non_null(con);
-	assert_int_equal(virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, NULL),
-			 -EINVAL);
-	assert_int_equal(virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, &out),
-			 -EINVAL);
+	assert_int_equal(
+		virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, NULL),
+		-EINVAL);
+	assert_int_equal(
+		virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, &out),
+		-EINVAL);
 	out.write = cfx_out_write;
 	assert_int_equal(virtio_console_init(con, NULL, &f->rx.mem, NULL, &out),
 			 -EINVAL);
-	assert_int_equal(virtio_console_init(con, &SLOT_RES(0), NULL, NULL, &out),
-			 -EINVAL);
-	assert_int_equal(virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, &out),
-			 0);
+	assert_int_equal(
+		virtio_console_init(con, &SLOT_RES(0), NULL, NULL, &out),
+		-EINVAL);
+	assert_int_equal(
+		virtio_console_init(con, &SLOT_RES(0), &f->rx.mem, NULL, &out),
+		0);
 	virtio_console_destroy(con);
 	free(con);
 }

@@ -37,7 +37,7 @@ struct fake {
 		struct virtio_rng rng;
 	};
 	struct virtio_mmio *t; /* the transport under test */
-	unsigned int busy_at; /* chain number (1-based) fake_chain refuses */
+	unsigned int busy_at;  /* chain number (1-based) fake_chain refuses */
 	unsigned int chains_seen;
 	unsigned int features_ok_calls;
 	uint64_t features_seen;
@@ -153,7 +153,8 @@ static int setup(void **state)
 	vqm_init(&f->m, RAM_SIZE, NUM);
 	for (unsigned int i = 0; i < FAKE_CONFIG_SIZE; i++)
 		f->config[i] = 0x11 * (i + 1);
-	if (virtio_mmio_init(&f->vm, &SLOT_RES(FAKE_SLOT), &f->m.mem, &irq, &dev))
+	if (virtio_mmio_init(&f->vm, &SLOT_RES(FAKE_SLOT), &f->m.mem, &irq,
+			     &dev))
 		return -1;
 	f->t = &f->vm;
 	*state = f;
@@ -184,7 +185,8 @@ static int setup_rng(void **state)
 	if (!f)
 		return -1;
 	vqm_init(&f->m, RAM_SIZE, NUM);
-	if (virtio_rng_init(&f->rng, &SLOT_RES(0), &f->m.mem, &irq, fake_source, f))
+	if (virtio_rng_init(&f->rng, &SLOT_RES(0), &f->m.mem, &irq, fake_source,
+			    f))
 		return -1;
 	f->t = &f->rng.vm;
 	*state = f;
@@ -827,7 +829,8 @@ static void test_fdt(void **state)
 	assert_int_equal(fdt32_to_cpu(*(const fdt32_t *)prop), 3);
 	prop = fdt_getprop(buf, node, "interrupt-parent", &len);
 	assert_int_equal(len, 4);
-	assert_int_equal(fdt32_to_cpu(*(const fdt32_t *)prop), TEST_PHANDLE_IRQCHIP);
+	assert_int_equal(fdt32_to_cpu(*(const fdt32_t *)prop),
+			 TEST_PHANDLE_IRQCHIP);
 	prop = fdt_getprop(buf, node, "dma-coherent", &len);
 	assert_non_null(prop);
 	assert_int_equal(len, 0);
@@ -851,27 +854,32 @@ static void test_init_errors(void **state)
 		struct dev_res small = SLOT_RES(0);
 
 		small.size = VIRTIO_MMIO_WINDOW - 1;
-		assert_int_equal(virtio_mmio_init(vm, &small, &f->m.mem, NULL,
-						  &dev),
-				 -EINVAL);
+		assert_int_equal(
+			virtio_mmio_init(vm, &small, &f->m.mem, NULL, &dev),
+			-EINVAL);
 	}
 	dev.num_queues = 0;
-	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
-			 -EINVAL);
+	assert_int_equal(
+		virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
+		-EINVAL);
 	dev.num_queues = VIRTIO_MMIO_MAX_QUEUES + 1;
-	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
-			 -EINVAL);
+	assert_int_equal(
+		virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
+		-EINVAL);
 	dev = fake_dev(f);
 	dev.queue_num_max = 48;
-	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
-			 -EINVAL);
+	assert_int_equal(
+		virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
+		-EINVAL);
 	dev = fake_dev(f);
 	dev.config_size = 0xf01;
-	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
-			 -EINVAL);
+	assert_int_equal(
+		virtio_mmio_init(vm, &SLOT_RES(0), &f->m.mem, NULL, &dev),
+		-EINVAL);
 	dev = fake_dev(f);
 	dev.config_size = 0xf00;
-	assert_int_equal(virtio_mmio_init(vm, &SLOT_RES(7), &f->m.mem, NULL, &dev), 0);
+	assert_int_equal(
+		virtio_mmio_init(vm, &SLOT_RES(7), &f->m.mem, NULL, &dev), 0);
 	assert_int_equal(vm->res.base, 0x10008000);
 	assert_int_equal(vm->res.irq, 8);
 	virtio_mmio_destroy(vm);

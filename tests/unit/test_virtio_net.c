@@ -277,8 +277,7 @@ static void test_identity(void **state)
 				 (1u << 29));
 	wr(f, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES), 1);
-	assert_int_equal(f->net.vm.res.base,
-			 0x10003000);
+	assert_int_equal(f->net.vm.res.base, 0x10003000);
 	assert_int_equal(f->net.vm.res.irq, 3);
 }
 
@@ -385,17 +384,22 @@ static void test_init_errors(void **state)
 	(void)state;
 	mem.host = calloc(1, 4096);
 	assert_non_null(mem.host);
-	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, NULL), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, NULL),
+			 -EINVAL);
 	be.offloads = true; /* offloads need set_offloads */
-	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be),
+			 -EINVAL);
 	be.offloads = false;
 	be.ops = &no_tx;
-	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be),
+			 -EINVAL);
 	be.ops = NULL;
-	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be), -EINVAL);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be),
+			 -EINVAL);
 	be.ops = &be_ops_tx_only;
 	assert_int_equal(virtio_net_init(&net, NULL, &mem, NULL, &be), -EINVAL);
-	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be), 0);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be),
+			 0);
 	virtio_net_destroy(&net);
 	free(mem.host);
 }

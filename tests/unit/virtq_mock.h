@@ -26,10 +26,10 @@ struct vqm {
 	struct guest_mem mem;
 	uint32_t num;
 	uint64_t desc, avail, used; /* ring guest addresses */
-	uint16_t avail_idx; /* next avail->idx to publish */
-	uint16_t last_used; /* next used entry to consume */
-	uint32_t next_desc; /* next descriptor to hand out */
-	uint64_t heap; /* next free guest address */
+	uint16_t avail_idx;	    /* next avail->idx to publish */
+	uint16_t last_used;	    /* next used entry to consume */
+	uint32_t next_desc;	    /* next descriptor to hand out */
+	uint64_t heap;		    /* next free guest address */
 };
 
 /* One buffer of a chain, as the driver sees it. */
