@@ -4,6 +4,7 @@
 # initramfs.
 #
 #   --aia             give the host an AIA (APLIC + IMSIC) instead of a PLIC
+#                     (QEMU 10 or newer)
 #   --test SCRIPT     run SCRIPT in the host instead of a shell; the exit
 #                     status of run-host.sh is then SCRIPT's exit status
 #   --interactive     with --test: SCRIPT gets this terminal (make run)
@@ -26,7 +27,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	sed -n '2,24s/^# \{0,1\}//p' "$0" >&2
+	sed -n '/^set /q; 2,$s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
@@ -72,15 +73,15 @@ done
 "$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" "${adds[@]}" \
 	${test:+--test "$test"}
 
-machine=virt cpu=rv64 console=ttyS0
+# QEMU 10 (smaia/ssaia; QEMU 7.2 called them x-smaia/x-ssaia).  The host
+# learns which interrupt controller it was given from rvkvm.irqchip=.
+machine=virt cpu=rv64 irqchip=plic
 if [ $aia -eq 1 ]; then
-	# With the host console on the UART the host's UART interrupt can
-	# storm on QEMU 7.2's AIA; the SBI console (hvc0) avoids it.
 	machine=virt,aia=aplic-imsic,aia-guests=3
-	cpu=rv64,x-smaia=true,x-ssaia=true
-	console=hvc0
+	cpu=rv64,smaia=true,ssaia=true
+	irqchip=aia
 fi
-cmdline="console=$console earlycon=sbi rvkvm.role=host panic=-1 $append"
+cmdline="console=ttyS0 earlycon=sbi rvkvm.role=host rvkvm.irqchip=$irqchip panic=-1 $append"
 qemu=(qemu-system-riscv64 -M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-nographic -no-reboot -kernel "$kernel" -initrd "$initrd"
 	-append "$cmdline")
