@@ -154,8 +154,7 @@ static void uart_write_ier(struct uart8250 *u, uint8_t val)
 	uint8_t old = u->ier;
 
 	u->ier = val & UART8250_IER_MASK;
-	if (u->ier & UART8250_IER_ERBFI)
-		u->rx_armed = true;
+	u->rx_armed = u->ier & UART8250_IER_ERBFI;
 	if (!(u->ier & UART8250_IER_ETBEI))
 		u->thr_ipending = false;
 	else if (!(old & UART8250_IER_ETBEI))
@@ -401,11 +400,14 @@ void uart8250_destroy(struct uart8250 *u)
 }
 
 /*
- * Host input waits until a guest driver listens, i.e. has enabled the
- * received-data interrupt.  Linux clears the FIFOs and reads RBR (twice)
- * while it opens the port, so bytes offered earlier (piped input at
- * start-up) would be lost.  The price: a driver that only polls never gets
- * host input.
+ * Host input waits while no guest driver listens, i.e. while the
+ * received-data interrupt is disabled.  Linux clears the FIFOs and reads
+ * RBR (twice) each time it opens the port, with the interrupt off since
+ * the last close, so bytes offered meanwhile (piped input at start-up, or
+ * while busybox init reopens the console) would be lost.  The console
+ * driver also turns the interrupt off for a moment around each printk;
+ * input then waits a few milliseconds.  The price: a driver that only
+ * polls never gets host input.
  */
 static size_t uart_rx_space_locked(const struct uart8250 *u)
 {

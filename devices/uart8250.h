@@ -111,7 +111,7 @@ struct uart8250 {
 	uint8_t msr_delta; /* MSR bits 3:0; bits 7:4 are computed */
 	bool overrun;	   /* LSR.OE, cleared by reading LSR */
 	bool thr_ipending; /* THRE interrupt latched, see uart8250.c */
-	bool rx_armed;	   /* IER.ERBFI was set: host input may arrive */
+	bool rx_armed;	   /* IER.ERBFI is set: host input may arrive */
 
 	uint8_t rx_fifo[UART8250_FIFO_SIZE];
 	unsigned int rx_head;  /* index of the oldest byte */

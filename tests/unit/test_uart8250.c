@@ -538,6 +538,23 @@ static void test_rx_waits_for_a_driver(void **state)
 	assert_int_equal(uart8250_rx_space(&u), 0);
 	uart8250_mmio_ops.write(&u, UART8250_IER, &(uint8_t){ 0x05 }, 1);
 	assert_int_equal(uart8250_rx_space(&u), 1);
+	/*
+	 * A close (IER = 0) stops host input again, until the next open has
+	 * cleared the FIFOs and enabled the interrupt; what the FIFO holds
+	 * stays there.
+	 */
+	v = 'a';
+	assert_int_equal(uart8250_receive(&u, &v, 1), 1);
+	uart8250_mmio_ops.write(&u, UART8250_IER, &(uint8_t){ 0x00 }, 1);
+	assert_int_equal(uart8250_rx_space(&u), 0);
+	assert_int_equal(uart8250_receive(&u, &v, 1), 0);
+	v = 0;
+	uart8250_mmio_ops.read(&u, UART8250_RBR, &v, 1);
+	assert_int_equal(v, 'a');
+	uart8250_mmio_ops.write(&u, UART8250_IER, &(uint8_t){ 0x02 }, 1);
+	assert_int_equal(uart8250_rx_space(&u), 0);
+	uart8250_mmio_ops.write(&u, UART8250_IER, &(uint8_t){ 0x03 }, 1);
+	assert_true(uart8250_rx_space(&u) > 0);
 	uart8250_destroy(&u);
 }
 
