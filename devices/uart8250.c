@@ -162,12 +162,16 @@ static void uart_write_ier(struct uart8250 *u, uint8_t val)
 }
 
 /*
- * FCR: the other bits are only programmed when FE is written as 1;
- * switching FE either way empties both FIFOs.
+ * FCR: the other bits are only programmed when FE is written as 1.
+ * Turning FE off empties both FIFOs (16550D: "resetting FCR0 will clear
+ * all bytes in both FIFOs"); turning it on keeps the byte the receiver
+ * holds.  Linux enables the received-data interrupt just before it
+ * enables the FIFO when it opens the port: a byte taken in between must
+ * not be lost.
  */
 static void uart_write_fcr(struct uart8250 *u, uint8_t val)
 {
-	if ((val ^ u->fcr) & UART8250_FCR_FE)
+	if ((u->fcr & UART8250_FCR_FE) && !(val & UART8250_FCR_FE))
 		uart_rx_clear(u);
 	if (!(val & UART8250_FCR_FE)) {
 		u->fcr = 0;

@@ -27,3 +27,8 @@ lkvm() {
 has() {
 	tr -d '\r' <"$2" | grep -q -- "$1"
 }
+
+# lacks PATTERN LOG: the log does not match.
+lacks() {
+	! has "$@"
+}

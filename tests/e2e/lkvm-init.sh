@@ -5,10 +5,6 @@
 # init (guest-images/init.sh) is the host's too.
 . ./lib.sh
 
-lacks() {
-	! has "$@"
-}
-
 # One lkvm: the guest is told "reboot" at its first boot, "poweroff" at its
 # second.
 mkfifo /tmp/ctl
