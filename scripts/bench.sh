@@ -46,7 +46,7 @@ sed -n 's/^BENCH \([^ ]*\) \(.*\)$/\1 \2/p' "$log" | tr -d '\r' |
 echo
 printf '%-28s %10s %10s %10s %12s %12s\n' "per VMM (mean of rounds)" \
 	"lkvm-aia" "lkvm-plic" "kvmtool" "aia/plic" "aia/kvmtool"
-sed -n 's/^BENCH \([a-z]*\)[0-9]-\([^ ]*\) \([0-9.]*\) .*/\1 \2 \3/p' "$log" |
+sed -n 's/^BENCH \([a-z]*\)[0-9]-\([^ ]*\) \([0-9.]*\).*/\1 \2 \3/p' "$log" |
 	tr -d '\r' | awk '
 	{ sum[$1, $2] += $3; n[$1, $2]++; if (!($2 in seen)) { seen[$2]; order[++k] = $2 } }
 	function m(v, x) { return n[v, x] ? sum[v, x] / n[v, x] : -1 }
