@@ -410,12 +410,7 @@ static void blk_start(struct virtio_blk *blk, struct virtio_blk_req *req)
 		blk_finish(blk, req);
 		return;
 	}
-	io->next = NULL;
-	pthread_mutex_lock(&a->lock);
-	*a->queue_tail = io;
-	a->queue_tail = &io->next;
-	pthread_cond_signal(&a->work);
-	pthread_mutex_unlock(&a->lock);
+	a->ops->submit(a, io);
 }
 
 /*
@@ -527,10 +522,7 @@ static void blk_reap(struct virtio_blk *blk)
 		return;
 	if (read(a->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		pr_once(LOG_WARN, "virtio-blk: eventfd: %s", strerror(errno));
-	pthread_mutex_lock(&a->lock);
-	io = a->done;
-	a->done = NULL;
-	pthread_mutex_unlock(&a->lock);
+	io = a->ops->reap(a);
 	for (; io; io = next) {
 		next = io->next;
 		blk_finish(blk,

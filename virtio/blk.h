@@ -148,8 +148,13 @@
  * writev is not called for a read-only disk and may then be NULL.
  * write_zeroes must leave the range reading back as zeroes.  With an
  * asynchronous engine (virtio_blk_aio) the calls come from several worker
- * threads at once.
+ * threads at once.  fd may be NULL; else it returns the file descriptor
+ * on which io's READ / WRITE / FLUSH amount to exactly preadv / pwritev /
+ * fdatasync (the io_uring engine then runs them itself), or -1 where the
+ * backend must run io (other operations, O_DIRECT bounces).
  */
+struct virtio_blk_io;
+
 struct virtio_blk_disk_ops {
 	ssize_t (*readv)(void *opaque, const struct iovec *iov, int iovcnt,
 			 uint64_t offset);
@@ -158,6 +163,7 @@ struct virtio_blk_disk_ops {
 	int (*flush)(void *opaque);
 	int (*discard)(void *opaque, uint64_t offset, uint64_t len);
 	int (*write_zeroes)(void *opaque, uint64_t offset, uint64_t len);
+	int (*fd)(void *opaque, const struct virtio_blk_io *io);
 };
 
 struct virtio_blk_disk {
@@ -190,6 +196,8 @@ struct virtio_blk_io {
 	int res;	   /* 0, or -errno (-EIO for a short transfer) */
 	bool flush_failed; /* res came from flush (or flush_after) */
 	struct virtio_blk_io *next; /* the engine's lists */
+	uint64_t moved;		    /* the engine's: bytes transferred so far */
+	bool flushing;		    /* the engine's: in the flush_after step */
 	struct iovec iov[VIRTQ_CHAIN_MAX_SEGS];
 };
 
@@ -201,26 +209,53 @@ void virtio_blk_exec(const struct virtio_blk_disk *disk,
 		     struct virtio_blk_io *io);
 
 /*
- * The asynchronous engine: a pool of worker threads that run
- * virtio_blk_exec() and report completions through an eventfd, which the
- * owner's I/O thread watches and answers with virtio_blk_poll().
+ * The asynchronous engine: runs backend calls off the I/O thread and
+ * reports finished ones through an eventfd, which the owner's I/O thread
+ * watches and answers with virtio_blk_poll().  Two implementations behind
+ * one ops table, chosen once by virtio_blk_aio_init(): io_uring
+ * (blk_uring.c) where the kernel offers it and the disk has a file
+ * descriptor, else a pool of worker threads running virtio_blk_exec()
+ * (blk_aio.c).  Both take at most VIRTIO_BLK_DEPTH calls at once and finish
+ * each as it completes, in any order.
  */
-struct virtio_blk_aio {
-	const struct virtio_blk_disk *disk;
-	pthread_mutex_t lock;
-	pthread_cond_t work;
-	struct virtio_blk_io *queue, **queue_tail, *done;
-	bool quit;
-	int efd; /* readable when done is not empty */
-	unsigned int nr_threads;
-	pthread_t threads[8];
+struct virtio_blk_aio;
+
+struct virtio_blk_aio_ops {
+	/* Start io (never OP_NONE); from the owner, under its lock. */
+	void (*submit)(struct virtio_blk_aio *a, struct virtio_blk_io *io);
+	/* The calls finished since the last reap, linked by next. */
+	struct virtio_blk_io *(*reap)(struct virtio_blk_aio *a);
+	/* Stop; calls still running are waited for (uring) or dropped. */
+	void (*destroy)(struct virtio_blk_aio *a);
 };
 
-/* 0 or -errno; nr_threads is clamped to 1..8. */
+struct virtio_blk_aio {
+	const struct virtio_blk_aio_ops *ops;
+	const struct virtio_blk_disk *disk;
+	int efd;       /* readable when reap has something */
+	void *priv;    /* the engine's own state */
+	char name[48]; /* e.g. "io_uring, 128 entries" (for --debug) */
+};
+
+/* io_uring submission queue entries (two per request slot). */
+#define VIRTIO_BLK_URING_ENTRIES (2 * VIRTIO_BLK_DEPTH)
+
+/*
+ * Pick the engine: io_uring with ring_entries entries if that can be set
+ * up for disk (ring_entries 0 never can), else the pool with nr_threads
+ * workers (clamped to 1..8).  0 or -errno.
+ */
 int virtio_blk_aio_init(struct virtio_blk_aio *a,
 			const struct virtio_blk_disk *disk,
-			unsigned int nr_threads);
-/* Stops the workers after their current call; queued calls are dropped. */
+			unsigned int nr_threads, unsigned int ring_entries);
+/* The two engines on their own: 0 or -errno. */
+int virtio_blk_pool_init(struct virtio_blk_aio *a,
+			 const struct virtio_blk_disk *disk,
+			 unsigned int nr_threads);
+int virtio_blk_uring_init(struct virtio_blk_aio *a,
+			  const struct virtio_blk_disk *disk,
+			  unsigned int ring_entries);
+/* Stops the engine (see ops->destroy); a no-op after a failed init. */
 void virtio_blk_aio_destroy(struct virtio_blk_aio *a);
 
 /* One request slot: a popped chain and its backend call. */

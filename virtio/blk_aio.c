@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * virtio-blk's asynchronous engine: worker threads take backend calls
- * from a FIFO, run them with virtio_blk_exec() and put them on a done
- * list, then wake the owner's I/O thread through an eventfd.  See blk.h.
+ * virtio-blk's asynchronous engines: the choice between them, and the
+ * fallback one, a pool of worker threads that take backend calls from a
+ * FIFO, run them with virtio_blk_exec() and put them on a done list, then
+ * wake the owner's I/O thread through an eventfd.  See blk.h.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -13,47 +16,101 @@
 #include "virtio/blk.h"
 #include "lib/log.h"
 
-#define AIO_MAX_THREADS \
-	(sizeof(((struct virtio_blk_aio *)0)->threads) / sizeof(pthread_t))
+#define POOL_MAX_THREADS 8
+
+struct blk_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t work;
+	struct virtio_blk_io *queue, **queue_tail, *done;
+	bool quit;
+	unsigned int nr_threads;
+	pthread_t threads[POOL_MAX_THREADS];
+	struct virtio_blk_aio *aio;
+};
 
 /* The next queued call, or NULL when told to quit. */
-static struct virtio_blk_io *aio_next(struct virtio_blk_aio *a)
+static struct virtio_blk_io *pool_next(struct blk_pool *p)
 {
 	struct virtio_blk_io *io;
 
-	pthread_mutex_lock(&a->lock);
-	while (!a->queue && !a->quit)
-		pthread_cond_wait(&a->work, &a->lock);
-	io = a->quit ? NULL : a->queue;
+	pthread_mutex_lock(&p->lock);
+	while (!p->queue && !p->quit)
+		pthread_cond_wait(&p->work, &p->lock);
+	io = p->quit ? NULL : p->queue;
 	if (io) {
-		a->queue = io->next;
-		if (!a->queue)
-			a->queue_tail = &a->queue;
+		p->queue = io->next;
+		if (!p->queue)
+			p->queue_tail = &p->queue;
 	}
-	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_unlock(&p->lock);
 	return io;
 }
 
-static void *aio_worker(void *arg)
+static void *pool_worker(void *arg)
 {
-	struct virtio_blk_aio *a = arg;
+	struct blk_pool *p = arg;
 	struct virtio_blk_io *io;
 	uint64_t one = 1;
 
-	while ((io = aio_next(a))) {
-		virtio_blk_exec(a->disk, io);
-		pthread_mutex_lock(&a->lock);
-		io->next = a->done;
-		a->done = io;
-		pthread_mutex_unlock(&a->lock);
-		if (write(a->efd, &one, sizeof(one)) < 0)
+	while ((io = pool_next(p))) {
+		virtio_blk_exec(p->aio->disk, io);
+		pthread_mutex_lock(&p->lock);
+		io->next = p->done;
+		p->done = io;
+		pthread_mutex_unlock(&p->lock);
+		if (write(p->aio->efd, &one, sizeof(one)) < 0)
 			pr_once(LOG_WARN, "virtio-blk: eventfd: %s",
 				strerror(errno));
 	}
 	return NULL;
 }
 
-static int aio_start(struct virtio_blk_aio *a, unsigned int n)
+static void pool_submit(struct virtio_blk_aio *a, struct virtio_blk_io *io)
+{
+	struct blk_pool *p = a->priv;
+
+	io->next = NULL;
+	pthread_mutex_lock(&p->lock);
+	*p->queue_tail = io;
+	p->queue_tail = &io->next;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static struct virtio_blk_io *pool_reap(struct virtio_blk_aio *a)
+{
+	struct blk_pool *p = a->priv;
+	struct virtio_blk_io *io;
+
+	pthread_mutex_lock(&p->lock);
+	io = p->done;
+	p->done = NULL;
+	pthread_mutex_unlock(&p->lock);
+	return io;
+}
+
+static void pool_destroy(struct virtio_blk_aio *a)
+{
+	struct blk_pool *p = a->priv;
+
+	pthread_mutex_lock(&p->lock);
+	p->quit = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned int i = 0; i < p->nr_threads; i++)
+		pthread_join(p->threads[i], NULL);
+	pthread_cond_destroy(&p->work);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+static const struct virtio_blk_aio_ops pool_ops = {
+	.submit = pool_submit,
+	.reap = pool_reap,
+	.destroy = pool_destroy,
+};
+
+static int pool_start(struct blk_pool *p, unsigned int n)
 {
 	sigset_t all, old;
 	int ret = 0;
@@ -61,9 +118,9 @@ static int aio_start(struct virtio_blk_aio *a, unsigned int n)
 	/* Workers take no signals: the VMM's handlers run elsewhere. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (a->nr_threads = 0; a->nr_threads < n; a->nr_threads++) {
-		ret = pthread_create(&a->threads[a->nr_threads], NULL,
-				     aio_worker, a);
+	for (p->nr_threads = 0; p->nr_threads < n; p->nr_threads++) {
+		ret = pthread_create(&p->threads[p->nr_threads], NULL,
+				     pool_worker, p);
 		if (ret)
 			break;
 	}
@@ -71,41 +128,58 @@ static int aio_start(struct virtio_blk_aio *a, unsigned int n)
 	return -ret;
 }
 
-int virtio_blk_aio_init(struct virtio_blk_aio *a,
-			const struct virtio_blk_disk *disk,
-			unsigned int nr_threads)
+int virtio_blk_pool_init(struct virtio_blk_aio *a,
+			 const struct virtio_blk_disk *disk,
+			 unsigned int nr_threads)
 {
+	struct blk_pool *p;
 	int ret;
 
 	memset(a, 0, sizeof(*a));
 	a->disk = disk;
-	a->queue_tail = &a->queue;
 	a->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (a->efd < 0)
-		return -errno;
-	pthread_mutex_init(&a->lock, NULL);
-	pthread_cond_init(&a->work, NULL);
-	if (nr_threads < 1)
-		nr_threads = 1;
-	if (nr_threads > AIO_MAX_THREADS)
-		nr_threads = AIO_MAX_THREADS;
-	ret = aio_start(a, nr_threads);
+	p = calloc(1, sizeof(*p));
+	if (a->efd < 0 || !p) {
+		ret = a->efd < 0 ? -errno : -ENOMEM;
+		free(p);
+		virtio_blk_aio_destroy(a);
+		return ret;
+	}
+	p->aio = a;
+	p->queue_tail = &p->queue;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->work, NULL);
+	nr_threads = nr_threads < 1 ? 1 : nr_threads;
+	nr_threads =
+		nr_threads > POOL_MAX_THREADS ? POOL_MAX_THREADS : nr_threads;
+	a->ops = &pool_ops;
+	a->priv = p;
+	ret = pool_start(p, nr_threads);
+	snprintf(a->name, sizeof(a->name), "thread pool, %u threads",
+		 nr_threads);
 	if (ret)
 		virtio_blk_aio_destroy(a);
 	return ret;
 }
 
+int virtio_blk_aio_init(struct virtio_blk_aio *a,
+			const struct virtio_blk_disk *disk,
+			unsigned int nr_threads, unsigned int ring_entries)
+{
+	int ret = virtio_blk_uring_init(a, disk, ring_entries);
+
+	if (!ret)
+		return 0;
+	ret = virtio_blk_pool_init(a, disk, nr_threads);
+	return ret;
+}
+
 void virtio_blk_aio_destroy(struct virtio_blk_aio *a)
 {
-	pthread_mutex_lock(&a->lock);
-	a->quit = true;
-	pthread_cond_broadcast(&a->work);
-	pthread_mutex_unlock(&a->lock);
-	for (unsigned int i = 0; i < a->nr_threads; i++)
-		pthread_join(a->threads[i], NULL);
-	a->nr_threads = 0;
-	pthread_cond_destroy(&a->work);
-	pthread_mutex_destroy(&a->lock);
+	if (a->ops)
+		a->ops->destroy(a);
+	a->ops = NULL;
+	a->priv = NULL;
 	if (a->efd >= 0)
 		close(a->efd);
 	a->efd = -1;

@@ -183,12 +183,31 @@ static int blk_file_write_zeroes(void *opaque, uint64_t offset, uint64_t len)
 	return 0;
 }
 
+/* Reads, writes and flushes are plain calls on fd, unless they bounce. */
+static int blk_file_fd(void *opaque, const struct virtio_blk_io *io)
+{
+	struct virtio_blk_file *f = opaque;
+
+	switch (io->op) {
+	case VIRTIO_BLK_OP_READ:
+	case VIRTIO_BLK_OP_WRITE:
+		if (f->direct && !blk_file_aligned(io->iov, io->iovcnt))
+			return -1;
+		return f->fd;
+	case VIRTIO_BLK_OP_FLUSH:
+		return f->fd;
+	default:
+		return -1;
+	}
+}
+
 const struct virtio_blk_disk_ops virtio_blk_file_ops = {
 	.readv = blk_file_readv,
 	.writev = blk_file_writev,
 	.flush = blk_file_flush,
 	.discard = blk_file_discard,
 	.write_zeroes = blk_file_write_zeroes,
+	.fd = blk_file_fd,
 };
 
 static int blk_file_err(const char *path, const char *what, int err)

@@ -32,10 +32,10 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 		virtio_blk_file_close(f);
 		return ret;
 	}
-	ret = virtio_blk_aio_init(&d->aio[d->nr], &blk->disk,
-				  DISKS_AIO_THREADS);
+	ret = virtio_blk_aio_init(&d->aio[d->nr], &blk->disk, DISKS_AIO_THREADS,
+				  VIRTIO_BLK_URING_ENTRIES);
 	if (ret)
-		pr_err("%s: cannot start the I/O workers: %s", dc->path,
+		pr_err("%s: cannot start the I/O engine: %s", dc->path,
 		       strerror(-ret));
 	else
 		ret = board_virtio_add(slot, &blk->vm);
@@ -47,8 +47,8 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 	}
 	virtio_blk_set_aio(blk, &d->aio[d->nr]);
 	pr_debug(
-		"%s: virtio-blk I/O engine: thread pool (%u threads), depth %u, preadv/pwritev on guest buffers%s",
-		dc->path, d->aio[d->nr].nr_threads, VIRTIO_BLK_DEPTH,
+		"%s: virtio-blk I/O engine: %s, depth %u, readv/writev on guest buffers%s",
+		dc->path, d->aio[d->nr].name, VIRTIO_BLK_DEPTH,
 		dc->direct ? " (O_DIRECT)" : "");
 	d->nr++;
 	return 0;

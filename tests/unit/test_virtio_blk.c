@@ -785,7 +785,7 @@ static void poller_start(struct poller *p, struct fix *f)
 {
 	p->f = f;
 	p->stop = false;
-	assert_int_equal(virtio_blk_aio_init(&p->aio, &f->blk.disk, 4), 0);
+	assert_int_equal(virtio_blk_aio_init(&p->aio, &f->blk.disk, 4, 0), 0);
 	virtio_blk_set_aio(&f->blk, &p->aio);
 	assert_int_equal(pthread_create(&p->thread, NULL, poller_run, p), 0);
 }
