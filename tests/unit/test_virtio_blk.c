@@ -781,13 +781,21 @@ static void *poller_run(void *arg)
 	return NULL;
 }
 
-static void poller_start(struct poller *p, struct fix *f)
+/* The engine: io_uring with ring entries if possible, else the pool. */
+static void poller_start_ring(struct poller *p, struct fix *f,
+			      unsigned int ring)
 {
 	p->f = f;
 	p->stop = false;
-	assert_int_equal(virtio_blk_aio_init(&p->aio, &f->blk.disk, 4, 0), 0);
+	assert_int_equal(virtio_blk_aio_init(&p->aio, &f->blk.disk, 4, ring),
+			 0);
 	virtio_blk_set_aio(&f->blk, &p->aio);
 	assert_int_equal(pthread_create(&p->thread, NULL, poller_run, p), 0);
+}
+
+static void poller_start(struct poller *p, struct fix *f)
+{
+	poller_start_ring(p, f, 0);
 }
 
 static void poller_stop(struct poller *p)
@@ -1538,6 +1546,161 @@ static void test_file_end_to_end(void **state)
 	vqm_free(&f->m);
 }
 
+/* The file backend, but FLUSH goes to a pipe when flush_to_pipe is set. */
+static struct {
+	struct virtio_blk_file *bf;
+	int pipe[2];
+	bool flush_to_pipe;
+	_Atomic unsigned int flush_fds;
+} ufile;
+
+static int ufile_fd(void *opaque, const struct virtio_blk_io *io)
+{
+	if (io->op != VIRTIO_BLK_OP_FLUSH)
+		return virtio_blk_file_ops.fd(opaque, io);
+	ufile.flush_fds++;
+	return ufile.flush_to_pipe ? ufile.pipe[0] : ufile.bf->fd;
+}
+
+/* Add a chain, notify, wait for its used entry (the only one). */
+static uint8_t areq(struct fix *f, uint32_t type, uint64_t sector,
+		    const struct vqm_buf *data)
+{
+	struct vqm_buf b[3] = { hdr_buf(f, type, sector) };
+	unsigned int n = 1;
+
+	if (data)
+		b[n++] = *data;
+	b[n] = wbuf(f, 1);
+	vqm_add(&f->m, b, n + 1);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(wait_used(f, 1), 1);
+	return *P(f, b[n]);
+}
+
+/* Writes then a flush on the io_uring engine: the flush completes last. */
+static void uring_flush_order(struct fix *f)
+{
+	uint16_t flush_head;
+	uint32_t id, len;
+	unsigned int got = 0;
+
+	for (int i = 0; i < 6; i++) {
+		struct vqm_buf b[3] = {
+			hdr_buf(f, VIRTIO_BLK_T_OUT, 128 * i),
+			vqm_buf_new(&f->m, 64 * 1024, false, 0x30 + i),
+			wbuf(f, 1),
+		};
+
+		vqm_add(&f->m, b, 3);
+	}
+	flush_head =
+		vqm_add(&f->m,
+			(struct vqm_buf[]){ hdr_buf(f, VIRTIO_BLK_T_FLUSH, 0),
+					    wbuf(f, 1) },
+			2);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	for (int t = 0; t < 5000 && got < 7; t++) {
+		virtio_mmio_lock(&f->blk.vm);
+		while (got < 7 && vqm_get_used(&f->m, &id, &len))
+			if (++got < 7)
+				assert_int_not_equal(id, flush_head);
+		virtio_mmio_unlock(&f->blk.vm);
+		if (got < 7)
+			usleep(1000);
+	}
+	assert_int_equal(got, 7);
+	assert_int_equal(id, flush_head);
+}
+
+/* A reset with reads in flight on io_uring waits for them, drops them. */
+static void uring_reset_drains(struct fix *f)
+{
+	uint16_t start = vqm_used_idx(&f->m), after;
+
+	for (int i = 0; i < 8; i++) {
+		struct vqm_buf b[3] = {
+			hdr_buf(f, VIRTIO_BLK_T_IN, 128 * i),
+			wbuf(f, 64 * 1024),
+			wbuf(f, 1),
+		};
+
+		vqm_add(&f->m, b, 3);
+	}
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	/* some may have finished first (page cache); none is left running */
+	assert_int_equal(f->blk.inflight, 0);
+	after = vqm_used_idx(&f->m);
+	assert_true((uint16_t)(after - start) <= 8);
+	usleep(50000);
+	assert_int_equal(vqm_used_idx(&f->m), after);
+}
+
+/* The file disk on the io_uring engine, flush order and latching. */
+static void test_file_uring(void **state)
+{
+	struct fix *f = *state;
+	const struct irq_line irq = { .set = fix_irq_set, .opaque = f };
+	struct virtio_blk_disk_ops ops = virtio_blk_file_ops;
+	struct virtio_blk_file bf;
+	struct virtio_blk_disk disk;
+	struct vqm_buf out;
+	struct poller p;
+	uint8_t back[SECTOR];
+	char path[128];
+	int fd;
+
+	make_file(f, "img", 1024 * SECTOR, path, sizeof(path));
+	assert_int_equal(virtio_blk_file_open(&bf, path, false, false), 0);
+	virtio_blk_file_disk(&bf, "uring", &disk);
+	ops.fd = ufile_fd;
+	disk.ops = &ops;
+	ufile.bf = &bf;
+	ufile.flush_to_pipe = false;
+	assert_int_equal(pipe(ufile.pipe), 0);
+	vqm_init(&f->m, RAM_SIZE, NUM);
+	assert_int_equal(
+		virtio_blk_init(&f->blk, &SLOT_RES(0), &f->m.mem, &irq, &disk),
+		0);
+	driver_up(f, V1 | F_FLUSH);
+	poller_start_ring(&p, f, VIRTIO_BLK_URING_ENTRIES);
+	if (!strstr(p.aio.name, "io_uring")) {
+		poller_stop(&p);
+		skip(); /* no io_uring in this kernel */
+	}
+	uring_flush_order(f);
+	assert_int_equal(ufile.flush_fds, 1);
+	fd = open(path, O_RDONLY);
+	assert_int_equal(pread(fd, back, SECTOR, 5 * 128 * SECTOR), SECTOR);
+	close(fd);
+	assert_int_equal(back[0], 0x35);
+	/* fsync on the pipe fails: latched, later flushes fail at once */
+	ufile.flush_to_pipe = true;
+	assert_int_equal(areq(f, VIRTIO_BLK_T_FLUSH, 0, NULL),
+			 VIRTIO_BLK_S_IOERR);
+	ufile.flush_to_pipe = false;
+	assert_int_equal(areq(f, VIRTIO_BLK_T_FLUSH, 0, NULL),
+			 VIRTIO_BLK_S_IOERR);
+	assert_int_equal(ufile.flush_fds, 2);
+	out = vqm_buf_new(&f->m, SECTOR, false, 0x99);
+	assert_int_equal(areq(f, VIRTIO_BLK_T_OUT, 3, &out), VIRTIO_BLK_S_OK);
+	/* a reset clears the latch */
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	vqm_free(&f->m); /* fresh rings, at the same guest addresses */
+	vqm_init(&f->m, RAM_SIZE, NUM);
+	driver_up(f, V1 | F_FLUSH);
+	assert_int_equal(areq(f, VIRTIO_BLK_T_FLUSH, 0, NULL), VIRTIO_BLK_S_OK);
+	assert_int_equal(ufile.flush_fds, 3);
+	uring_reset_drains(f);
+	poller_stop(&p);
+	virtio_blk_destroy(&f->blk);
+	virtio_blk_file_close(&bf);
+	vqm_free(&f->m);
+	close(ufile.pipe[0]);
+	close(ufile.pipe[1]);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define TRO(fn) cmocka_unit_test_setup_teardown(fn, setup_ro, teardown)
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_basic, teardown)
@@ -1585,6 +1748,7 @@ int main(void)
 		TF(test_file_direct),
 		TF(test_file_errors),
 		TF(test_file_end_to_end),
+		TF(test_file_uring),
 	};
 
 	return cmocka_run_group_tests_name("virtio_blk", tests, NULL, NULL);
