@@ -35,7 +35,7 @@ FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer-no-link,address,undefine
 	       -fno-sanitize-recover=all
 
 # riscv64 static builds: libc from Debian 12's cross toolchain, libfdt,
-# zlib and Linux 6.12 uapi headers from the trixie sysroot.
+# zlib, liburing and Linux 6.12 uapi headers from the trixie sysroot.
 RV_CC      := $(CROSS)gcc
 RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -static -pthread \
 	      -fstack-protector-strong -D_FORTIFY_SOURCE=2 \

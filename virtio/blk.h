@@ -215,8 +215,8 @@ void virtio_blk_exec(const struct virtio_blk_disk *disk,
  * one ops table, chosen once by virtio_blk_aio_init(): io_uring
  * (blk_uring.c) where the kernel offers it and the disk has a file
  * descriptor, else a pool of worker threads running virtio_blk_exec()
- * (blk_aio.c).  Both take at most VIRTIO_BLK_DEPTH calls at once and finish
- * each as it completes, in any order.
+ * (blk_aio.c).  The device gives an engine at most VIRTIO_BLK_DEPTH calls
+ * at once; each is finished as it completes, in any order.
  */
 struct virtio_blk_aio;
 

@@ -133,13 +133,22 @@ static void uring_advance(struct virtio_blk_io *io, uint64_t n)
 	}
 }
 
+/*
+ * Worth submitting again: interrupted, or cancelled because the thread
+ * that submitted it (a vCPU's, at a notify) exited meanwhile.
+ */
+static bool uring_retry(int res)
+{
+	return res == -EINTR || res == -EAGAIN || res == -ECANCELED;
+}
+
 /* A read or write CQE: true when io is finished. */
 static bool uring_rw_done(struct virtio_blk_aio *a, struct virtio_blk_io *io,
 			  int res)
 {
 	const struct virtio_blk_disk *d = a->disk;
 
-	if (res == -EINTR || res == -EAGAIN)
+	if (uring_retry(res))
 		res = 0; /* nothing moved: try again */
 	else if (res < 0 || (res == 0 && io->moved < io->len)) {
 		io->res = res < 0 ? res : -EIO; /* error, or end of file */
@@ -163,7 +172,7 @@ static bool uring_complete(struct virtio_blk_aio *a, struct virtio_blk_io *io,
 			   int res)
 {
 	if (io->op == VIRTIO_BLK_OP_FLUSH || io->flushing) {
-		if (res == -EINTR || res == -EAGAIN) {
+		if (uring_retry(res)) {
 			uring_queue(a, io,
 				    a->disk->ops->fd(a->disk->opaque, io));
 			return false;
