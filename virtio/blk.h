@@ -234,7 +234,7 @@ struct virtio_blk_aio {
 	const struct virtio_blk_disk *disk;
 	int efd;       /* readable when reap has something */
 	void *priv;    /* the engine's own state */
-	char name[48]; /* e.g. "io_uring, 128 entries" (for --debug) */
+	char name[96]; /* e.g. "io_uring, 128 entries" (for --debug) */
 };
 
 /* io_uring submission queue entries (two per request slot). */

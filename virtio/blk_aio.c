@@ -166,11 +166,16 @@ int virtio_blk_aio_init(struct virtio_blk_aio *a,
 			const struct virtio_blk_disk *disk,
 			unsigned int nr_threads, unsigned int ring_entries)
 {
-	int ret = virtio_blk_uring_init(a, disk, ring_entries);
+	int ret = virtio_blk_uring_init(a, disk, ring_entries), why = -ret;
+	size_t n;
 
 	if (!ret)
 		return 0;
 	ret = virtio_blk_pool_init(a, disk, nr_threads);
+	n = strlen(a->name);
+	if (!ret) /* say why io_uring was not taken */
+		snprintf(a->name + n, sizeof(a->name) - n, " (io_uring: %s)",
+			 strerror(why));
 	return ret;
 }
 

@@ -53,11 +53,15 @@ static void uring_queue(struct virtio_blk_aio *a, struct virtio_blk_io *io,
 			int fd)
 {
 	struct blk_uring *u = a->priv;
-	struct io_uring_sqe *sqe = uring_sqe(u);
+	struct io_uring_sqe *sqe = fd < 0 ? NULL : uring_sqe(u);
 
 	if (!sqe) {
-		/* Cannot happen with DEPTH slots in 2 * DEPTH entries. */
-		io->res = -EAGAIN;
+		/*
+		 * No SQE cannot happen with DEPTH slots in 2 * DEPTH entries;
+		 * no fd, only for the rest of an O_DIRECT transfer cut short
+		 * at an unaligned length (the end of the file).
+		 */
+		io->res = -EIO;
 		uring_done(a, io);
 		return;
 	}

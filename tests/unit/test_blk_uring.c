@@ -393,6 +393,7 @@ static void test_choice(void **state)
 	assert_int_equal(virtio_blk_aio_init(&f->a, &f->disk, 2, 0), 0);
 	f->up = true;
 	assert_non_null(strstr(f->a.name, "thread pool, 2 threads"));
+	assert_non_null(strstr(f->a.name, "(io_uring: Invalid argument)"));
 	rw_io(&io, false, 1024, buf, &len, 1);
 	f->a.ops->submit(&f->a, &io);
 	assert_ptr_equal(reap_one(f), &io);
