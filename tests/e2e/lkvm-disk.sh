@@ -11,8 +11,11 @@ same_pattern() {
 }
 
 dd if=/dev/zero of=/tmp/disk.img bs=1 count=0 seek=8M 2>/dev/null
-lkvm /tmp/w.log -k Image -i guest-disk-write.cpio.gz -m 128 -c 1 -d /tmp/disk.img
+lkvm /tmp/w.log --debug -k Image -i guest-disk-write.cpio.gz -m 128 -c 1 \
+	-d /tmp/disk.img
 t disk-write-status [ $rc -eq 0 ]
+# The host kernel has io_uring: requests go through it, not the fallback.
+t disk-engine-io_uring has "virtio-blk I/O engine: io_uring" /tmp/w.log
 t disk-write-synced has "guest-disk-synced" /tmp/w.log
 t disk-write-bytes-in-image same_pattern /tmp/disk.img
 
