@@ -534,11 +534,15 @@ static void blk_reap(struct virtio_blk *blk)
 
 void virtio_blk_poll(struct virtio_blk *blk)
 {
+	unsigned int nq = blk->vm.dev.num_queues;
+
 	virtio_mmio_lock(&blk->vm);
 	blk_reap(blk);
 	blk_unpark(blk);
-	for (unsigned int q = 0; q < blk->vm.dev.num_queues; q++)
-		blk_process(blk, q);
+	/* The shared slots go to each queue first in turn. */
+	for (unsigned int i = 0; i < nq; i++)
+		blk_process(blk, (blk->next_q + i) % nq);
+	blk->next_q = (blk->next_q + 1) % nq;
 	virtio_mmio_unlock(&blk->vm);
 }
 
@@ -582,7 +586,8 @@ static uint64_t blk_features(const struct virtio_blk_disk *disk)
 	uint64_t f = VIRTIO_BIT(VIRTIO_BLK_F_SIZE_MAX) |
 		     VIRTIO_BIT(VIRTIO_BLK_F_SEG_MAX) |
 		     VIRTIO_BIT(VIRTIO_BLK_F_BLK_SIZE) |
-		     VIRTIO_BIT(VIRTIO_BLK_F_FLUSH);
+		     VIRTIO_BIT(VIRTIO_BLK_F_FLUSH) |
+		     VIRTIO_BIT(VIRTIO_BLK_F_MQ);
 
 	if (disk->read_only)
 		f |= VIRTIO_BIT(VIRTIO_BLK_F_RO);
@@ -599,11 +604,12 @@ static void blk_config_put(struct virtio_blk *blk, uint32_t off,
 	mmio_data_put(blk->config + off, len, v);
 }
 
-static void blk_config_init(struct virtio_blk *blk)
+static void blk_config_init(struct virtio_blk *blk, unsigned int num_queues)
 {
 	const struct virtio_blk_disk *d = &blk->disk;
 
 	memset(blk->config, 0, sizeof(blk->config));
+	blk_config_put(blk, VIRTIO_BLK_CFG_NUM_QUEUES, 2, num_queues);
 	blk_config_put(blk, VIRTIO_BLK_CFG_CAPACITY, 8,
 		       d->size / VIRTIO_BLK_SECTOR);
 	blk_config_put(blk, VIRTIO_BLK_CFG_SIZE_MAX, 4, VIRTIO_BLK_SIZE_MAX);
@@ -638,30 +644,32 @@ static bool blk_disk_ok(const struct virtio_blk_disk *disk)
 	       (disk->read_only || disk->ops->writev);
 }
 
-int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
-		    const struct guest_mem *mem, const struct irq_line *irq,
-		    const struct virtio_blk_disk *disk)
+int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
+		       const struct guest_mem *mem, const struct irq_line *irq,
+		       const struct virtio_blk_disk *disk,
+		       unsigned int num_queues)
 {
 	struct virtio_dev dev = {
 		.name = "virtio-blk",
 		.ops = &blk_dev_ops,
 		.opaque = blk,
 		.device_id = VIRTIO_ID_BLOCK,
-		.num_queues = 1,
+		.num_queues = num_queues,
 		.queue_num_max = VIRTIO_BLK_QUEUE_SIZE,
 		.config_size = VIRTIO_BLK_CONFIG_SIZE,
 	};
 	int ret;
 
-	if (!blk_disk_ok(disk))
+	if (!blk_disk_ok(disk) || !num_queues ||
+	    num_queues > VIRTIO_MMIO_MAX_QUEUES)
 		return -EINVAL;
 	blk->disk = *disk;
 	blk->writethrough = true; /* until FEATURES_OK says otherwise */
 	dev.features = blk_features(disk);
-	blk_config_init(blk);
+	blk_config_init(blk, num_queues);
 	blk->aio = NULL;
 	blk->rearm = NULL;
-	blk->inflight = blk->gen = blk->nr_logged = 0;
+	blk->inflight = blk->gen = blk->nr_logged = blk->next_q = 0;
 	blk->write_seq = 0;
 	blk->flush_err = 0;
 	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
@@ -674,6 +682,13 @@ int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 		blk->reqs = NULL;
 	}
 	return ret;
+}
+
+int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
+		    const struct guest_mem *mem, const struct irq_line *irq,
+		    const struct virtio_blk_disk *disk)
+{
+	return virtio_blk_init_mq(blk, res, mem, irq, disk, 1);
 }
 
 void virtio_blk_destroy(struct virtio_blk *blk)

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * virtio-blk (virtio 1.2 §5.2): device ID 2, one request queue of
- * VIRTIO_BLK_QUEUE_SIZE entries.
+ * virtio-blk (virtio 1.2 §5.2): device ID 2, 1..VIRTIO_MMIO_MAX_QUEUES
+ * request queues of VIRTIO_BLK_QUEUE_SIZE entries each, advertised with MQ
+ * and num_queues (always, even for one queue).  Each queue is validated on
+ * its own (a broken queue needs a device reset); a notification for a
+ * queue at or beyond num_queues is ignored by the transport.  Requests on
+ * different queues share the VIRTIO_BLK_DEPTH request slots and complete
+ * in any order, each on the queue it came from.
  *
  * Offers SIZE_MAX and SEG_MAX (at most VIRTIO_BLK_REQ_MAX data bytes a
  * request), BLK_SIZE (512), FLUSH, RO for a read-only disk, and DISCARD /
@@ -20,8 +25,10 @@
  *    overflow-checked), else IOERR and nothing is transferred;
  *  - a read-only disk fails OUT, DISCARD and WRITE_ZEROES with IOERR
  *    without touching the backend;
- *  - FLUSH starts once every write submitted before it has completed, and
- *    calls the backend's flush; a failed flush is latched: every later
+ *  - FLUSH starts once every write submitted before it has completed (on
+ *    any queue: the order is the device's, across queues), and calls the
+ *    backend's flush.  A write the guest saw completed, on any queue, was
+ *    submitted before a FLUSH it issues afterwards, so it is covered; a failed flush is latched: every later
  *    FLUSH (and write-through write) fails with IOERR until the device is
  *    reset.  GET_ID writes min(data, 20) bytes of the disk's NUL-padded
  *    id; other types get UNSUPP;
@@ -73,6 +80,7 @@
 #define VIRTIO_BLK_F_RO 5
 #define VIRTIO_BLK_F_BLK_SIZE 6
 #define VIRTIO_BLK_F_FLUSH 9
+#define VIRTIO_BLK_F_MQ 12
 #define VIRTIO_BLK_F_DISCARD 13
 #define VIRTIO_BLK_F_WRITE_ZEROES 14
 
@@ -99,8 +107,9 @@
 #define VIRTIO_BLK_CFG_SEG_MAX 12
 #define VIRTIO_BLK_CFG_GEOMETRY 16 /* 4 bytes */
 #define VIRTIO_BLK_CFG_BLK_SIZE 20
-#define VIRTIO_BLK_CFG_TOPOLOGY 24  /* 8 bytes */
-#define VIRTIO_BLK_CFG_WRITEBACK 32 /* u8, then unused0 u8, num_queues le16 */
+#define VIRTIO_BLK_CFG_TOPOLOGY 24   /* 8 bytes */
+#define VIRTIO_BLK_CFG_WRITEBACK 32  /* u8, then unused0 u8 */
+#define VIRTIO_BLK_CFG_NUM_QUEUES 34 /* le16 */
 #define VIRTIO_BLK_CFG_MAX_DISCARD_SECTORS 36
 #define VIRTIO_BLK_CFG_MAX_DISCARD_SEG 40
 #define VIRTIO_BLK_CFG_DISCARD_ALIGN 44
@@ -283,6 +292,7 @@ struct virtio_blk {
 	struct virtio_blk_req *reqs; /* VIRTIO_BLK_DEPTH slots */
 	unsigned int inflight;	     /* busy slots */
 	uint32_t gen;
+	unsigned int next_q; /* virtio_blk_poll() starts here (fairness) */
 	uint64_t write_seq;
 	int flush_err;		/* a failed flush, latched until reset */
 	pthread_cond_t drained; /* inflight reached 0 (with vm.lock) */
@@ -297,11 +307,16 @@ struct virtio_blk {
  * The disk description is copied; disk->ops and disk->opaque must outlive
  * the device.  -EINVAL for a missing res, no ops, no readv (or no writev
  * on a writable disk), -ENOMEM, or -errno.  Requests run inline (in the
- * notify) until virtio_blk_set_aio().
+ * notify) until virtio_blk_set_aio().  One request queue.
  */
 int virtio_blk_init(struct virtio_blk *blk, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    const struct virtio_blk_disk *disk);
+/* The same with num_queues request queues: -EINVAL outside 1..8. */
+int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
+		       const struct guest_mem *mem, const struct irq_line *irq,
+		       const struct virtio_blk_disk *disk,
+		       unsigned int num_queues);
 void virtio_blk_destroy(struct virtio_blk *blk);
 
 /* Before the driver starts: run requests on aio (its disk is blk's). */

@@ -35,6 +35,7 @@
 #define V1 VIRTIO_BIT(VIRTIO_F_VERSION_1)
 #define INDIRECT VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC)
 #define F_FLUSH VIRTIO_BIT(VIRTIO_BLK_F_FLUSH)
+#define F_MQ VIRTIO_BIT(VIRTIO_BLK_F_MQ)
 
 enum mdisk_fail {
 	FAIL_NONE,
@@ -180,8 +181,8 @@ static void fix_irq_set(void *opaque, int level)
 	f->edges++;
 }
 
-static int fix_setup(void **state, bool ro,
-		     const struct virtio_blk_disk_ops *ops)
+static int fix_setup_nq(void **state, bool ro,
+			const struct virtio_blk_disk_ops *ops, unsigned int nq)
 {
 	struct fix *f = calloc(1, sizeof(*f));
 	const struct irq_line irq = { .set = fix_irq_set, .opaque = f };
@@ -202,10 +203,22 @@ static int fix_setup(void **state, bool ro,
 	disk.opaque = &f->d;
 	disk.size = DISK_SIZE;
 	virtio_blk_disk_set_id(&disk, "rvkvm-test-disk");
-	if (virtio_blk_init(&f->blk, &SLOT_RES(1), &f->m.mem, &irq, &disk))
+	if (virtio_blk_init_mq(&f->blk, &SLOT_RES(1), &f->m.mem, &irq, &disk,
+			       nq))
 		return -1;
 	*state = f;
 	return 0;
+}
+
+static int fix_setup(void **state, bool ro,
+		     const struct virtio_blk_disk_ops *ops)
+{
+	return fix_setup_nq(state, ro, ops, 1);
+}
+
+static int setup_mq(void **state)
+{
+	return fix_setup_nq(state, false, &mdisk_ops, 3);
 }
 
 static int setup(void **state)
@@ -374,8 +387,8 @@ static void test_identity(void **state)
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), 256);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES),
 			 (1u << 1) | (1u << 2) | (1u << 6) | (1u << 9) |
-				 (1u << 13) | (1u << 14) | (1u << 28) |
-				 (1u << 29));
+				 (1u << 12) | (1u << 13) | (1u << 14) |
+				 (1u << 28) | (1u << 29));
 	wr(f, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
 	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES), 1);
 	assert_int_equal(f->blk.vm.res.base, 0x10002000);
@@ -395,7 +408,7 @@ static void test_config_space(void **state)
 	assert_int_equal(cfg32(f, 20), 512);  /* blk_size */
 	assert_int_equal(cfg32(f, 24), 0);    /* topology */
 	assert_int_equal(cfg32(f, 28), 0);
-	assert_int_equal(cfg32(f, 32), 0);	  /* writeback, num_queues */
+	assert_int_equal(cfg32(f, 32), 1u << 16); /* num_queues 1 */
 	assert_int_equal(cfg32(f, 36), 1u << 22); /* max_discard_sectors */
 	assert_int_equal(cfg32(f, 40), 1);	  /* max_discard_seg */
 	assert_int_equal(cfg32(f, 44), 8);	  /* discard_sector_alignment */
@@ -426,7 +439,8 @@ static void test_config_ro_and_basic(void **state)
 	}
 	/* without discard / write-zeroes ops: no features, fields zero */
 	assert_int_equal(features, (1u << 1) | (1u << 2) | (1u << 6) |
-					   (1u << 9) | (1u << 28) | (1u << 29));
+					   (1u << 9) | (1u << 12) | (1u << 28) |
+					   (1u << 29));
 	for (uint32_t off = 36; off < 60; off += 4)
 		assert_int_equal(cfg32(f, off), 0);
 	driver_up(f, V1 | F_FLUSH);
@@ -806,21 +820,26 @@ static void poller_stop(struct poller *p)
 	virtio_blk_set_aio(&p->f->blk, NULL);
 }
 
-/* Wait (up to 5 s) for n used entries; returns how many came. */
-static unsigned int wait_used(struct fix *f, unsigned int n)
+/* Wait (up to 5 s) for n used entries on m's ring; how many came. */
+static unsigned int wait_used_on(struct fix *f, struct vqm *m, unsigned int n)
 {
 	uint32_t id, len;
 	unsigned int got = 0;
 
 	for (int t = 0; t < 5000 && got < n; t++) {
 		virtio_mmio_lock(&f->blk.vm);
-		while (got < n && vqm_get_used(&f->m, &id, &len))
+		while (got < n && vqm_get_used(m, &id, &len))
 			got++;
 		virtio_mmio_unlock(&f->blk.vm);
 		if (got < n)
 			usleep(1000);
 	}
 	return got;
+}
+
+static unsigned int wait_used(struct fix *f, unsigned int n)
+{
+	return wait_used_on(f, &f->m, n);
 }
 
 /* Writes in flight, then a flush: it runs only after all of them. */
@@ -881,6 +900,138 @@ static void test_aio_reset_drains(void **state)
 	assert_int_equal(f->d.writes_done, f->d.writes);
 	assert_int_equal(vqm_used_idx(&f->m), 0);
 	poller_stop(&p);
+}
+
+/* --- multiqueue ----------------------------------------------------------- */
+
+/* §3.1.1 with queue 0 on f->m and queue 1 on m1 (in f->m's RAM). */
+static void driver_up_mq(struct fix *f, struct vqm *m1)
+{
+	struct virtio_mmio *vm = &f->blk.vm;
+
+	vqm_init_in(m1, &f->m, NUM, 16, 4, 0);
+	assert_int_equal(vqm_mmio_negotiate(vm, V1 | F_FLUSH | F_MQ),
+			 ACK | DRV | FOK);
+	assert_int_equal(vqm_mmio_queue(vm, 0, &f->m), 1);
+	assert_int_equal(vqm_mmio_queue(vm, 1, m1), 1);
+	assert_int_equal(vqm_mmio_driver_ok(vm), ACK | DRV | FOK | DOK);
+}
+
+/* An OUT of one sector of 'fill' at sector on m's ring; its status. */
+static struct vqm_buf add_write(struct fix *f, struct vqm *m, uint64_t sector,
+				uint8_t fill)
+{
+	struct vqm_buf b[3] = {
+		hdr_buf(f, VIRTIO_BLK_T_OUT, sector),
+		vqm_buf_new(&f->m, SECTOR, false, fill),
+		wbuf(f, 1),
+	};
+
+	vqm_add(m, b, 3);
+	return b[2];
+}
+
+static void test_mq_config(void **state)
+{
+	struct fix *f = *state;
+
+	assert_int_equal(rd(f, VIRTIO_MMIO_DEVICE_FEATURES) &
+				 (1u << VIRTIO_BLK_F_MQ),
+			 1u << VIRTIO_BLK_F_MQ);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 34, 2), 3);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 32, 1),
+			 0); /* writeback */
+	/* queues 0..2 exist, 3 does not */
+	wr(f, VIRTIO_MMIO_QUEUE_SEL, 2);
+	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), 256);
+	wr(f, VIRTIO_MMIO_QUEUE_SEL, 3);
+	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), 0);
+}
+
+/* Each notify takes its own queue's chains; the reply goes to that queue. */
+static void test_mq_queue_routing(void **state)
+{
+	struct fix *f = *state;
+	struct vqm m1;
+	struct vqm_buf st;
+	uint32_t id, len;
+
+	driver_up_mq(f, &m1);
+	st = add_write(f, &m1, 5, 0x5a);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0); /* the wrong queue: nothing */
+	assert_int_equal(f->d.writes, 0);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 3); /* no such queue: nothing */
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 2); /* never set up: nothing */
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0xffff);
+	assert_int_equal(f->d.writes, 0);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 1);
+	assert_int_equal(f->d.writes, 1);
+	assert_true(vqm_get_used(&m1, &id, &len));
+	assert_int_equal(len, 1);
+	assert_false(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(*P(f, st), VIRTIO_BLK_S_OK);
+	assert_int_equal(f->d.data[5 * SECTOR], 0x5a);
+	/* queue 0 still works on its own */
+	st = add_write(f, &f->m, 6, 0x6b);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_false(vqm_get_used(&m1, &id, &len));
+	assert_int_equal(*P(f, st), VIRTIO_BLK_S_OK);
+}
+
+/* A flush on queue 0 waits for the writes in flight on queue 1. */
+static void test_mq_flush_across_queues(void **state)
+{
+	struct fix *f = *state;
+	struct poller p;
+	struct vqm m1;
+	struct vqm_buf st[4];
+
+	driver_up_mq(f, &m1);
+	f->d.delay_us = 20000;
+	for (int i = 0; i < 3; i++)
+		st[i] = add_write(f, &m1, 8 * i, 0x40 + i);
+	st[3] = wbuf(f, 1);
+	vqm_add(&f->m,
+		(struct vqm_buf[]){ hdr_buf(f, VIRTIO_BLK_T_FLUSH, 0), st[3] },
+		2);
+	poller_start(&p, f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 1);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(wait_used_on(f, &m1, 3), 3);
+	assert_int_equal(wait_used(f, 1), 1);
+	poller_stop(&p);
+	assert_int_equal(f->d.flushes, 1);
+	assert_int_equal(f->d.done_at_flush, 3);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(*P(f, st[i]), VIRTIO_BLK_S_OK);
+}
+
+/* A bad queue count is refused. */
+static void test_mq_init_errors(void **state)
+{
+	struct virtio_blk *blk = calloc(1, sizeof(*blk));
+	struct mdisk d = { .size = DISK_SIZE };
+	struct virtio_blk_disk disk = { .ops = &mdisk_ops,
+					.opaque = &d,
+					.size = DISK_SIZE };
+	struct guest_mem mem = { 0 };
+
+	(void)state;
+	log_level = -1;
+	assert_non_null(blk);
+	assert_int_equal(
+		virtio_blk_init_mq(blk, &SLOT_RES(0), &mem, NULL, &disk, 0),
+		-EINVAL);
+	assert_int_equal(virtio_blk_init_mq(blk, &SLOT_RES(0), &mem, NULL,
+					    &disk, VIRTIO_MMIO_MAX_QUEUES + 1),
+			 -EINVAL);
+	assert_int_equal(virtio_blk_init_mq(blk, &SLOT_RES(0), &mem, NULL,
+					    &disk, VIRTIO_MMIO_MAX_QUEUES),
+			 0);
+	assert_int_equal(blk->vm.dev.num_queues, VIRTIO_MMIO_MAX_QUEUES);
+	virtio_blk_destroy(blk);
+	free(blk);
 }
 
 /* Without FLUSH negotiated every write is made stable before completion. */
@@ -1705,6 +1856,7 @@ static void test_file_uring(void **state)
 #define TRO(fn) cmocka_unit_test_setup_teardown(fn, setup_ro, teardown)
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_basic, teardown)
 #define TF(fn) cmocka_unit_test_setup_teardown(fn, setup_dir, teardown_dir)
+#define TMQ(fn) cmocka_unit_test_setup_teardown(fn, setup_mq, teardown)
 
 int main(void)
 {
@@ -1741,6 +1893,10 @@ int main(void)
 		T(test_aio_flush_after_writes),
 		T(test_aio_reset_drains),
 		cmocka_unit_test(test_init_errors),
+		TMQ(test_mq_config),
+		TMQ(test_mq_queue_routing),
+		TMQ(test_mq_flush_across_queues),
+		cmocka_unit_test(test_mq_init_errors),
 		TF(test_file_read_write),
 		TF(test_file_lock),
 		TF(test_file_read_only),
