@@ -34,14 +34,24 @@ struct board_irqchip {
 	void *opaque;
 };
 
+struct board_slot;
+
+/* A queue's notification: an eventfd behind a KVM ioeventfd (kicks.c). */
+struct board_kick {
+	struct board_slot *slot;
+	unsigned int q;
+	int fd;
+};
+
 /* One virtio-mmio slot: where its transport lives and how it interrupts. */
 struct board_slot {
 	struct board *board;
 	struct virtio_mmio *transport; /* NULL until board_virtio_add() */
 	struct dev_res res;
 	struct irq_line line; /* the transport's interrupt */
-	int kick_fd;	      /* eventfd behind a KVM ioeventfd */
-	int irq_fd;	      /* AIA: eventfd behind a KVM irqfd */
+	struct board_kick kicks[VIRTIO_MMIO_MAX_QUEUES]; /* one per queue */
+	unsigned int nr_kicks;				 /* eventfds open */
+	int irq_fd; /* AIA: eventfd behind a KVM irqfd */
 };
 
 struct board {

@@ -204,7 +204,6 @@ struct board_slot *board_virtio_slot(struct board *b, const char *what)
 	*slot = (struct board_slot){
 		.board = b,
 		.line = { .set = slot_irq_set, .opaque = slot },
-		.kick_fd = -1,
 		.irq_fd = -1,
 	};
 	board_slot_res(b, b->nr_virtio, &slot->res);

@@ -364,7 +364,44 @@ static int set_disable_sbi(struct cli_run *r,
 	return 0;
 }
 
-/* -d path[,ro][,direct] */
+/* One ',opt' of -d (n bytes at opt), into d. */
+static int set_disk_opt(struct cli_run *r, struct disk_config *d,
+			const char *opt, size_t n, const char *arg)
+{
+	static const char q[] = "queues=";
+	char num[16];
+	uint64_t v;
+
+	if (n == 2 && !strncmp(opt, "ro", 2)) {
+		d->ro = true;
+		return 0;
+	}
+	if (n == 6 && !strncmp(opt, "direct", 6)) {
+		d->direct = true;
+		return 0;
+	}
+	if (n < sizeof(q) - 1 || strncmp(opt, q, sizeof(q) - 1))
+		return cli_err(
+			r,
+			"unknown --disk option '%.*s' in '%s' (expected ro, direct or queues=N)",
+			(int)n, opt, arg);
+	n -= sizeof(q) - 1;
+	opt += sizeof(q) - 1;
+	if (n < sizeof(num)) {
+		memcpy(num, opt, n);
+		num[n] = 0;
+	}
+	if (n >= sizeof(num) || cli_parse_u64(num, &v) || v < 1 ||
+	    v > CONFIG_MAX_DISK_QUEUES)
+		return cli_err(
+			r,
+			"invalid --disk queues=%.*s in '%s' (expected 1..%d)",
+			(int)n, opt, arg, CONFIG_MAX_DISK_QUEUES);
+	d->queues = v;
+	return 0;
+}
+
+/* -d path[,ro][,direct][,queues=N] */
 static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		    const char *arg)
 {
@@ -383,16 +420,10 @@ static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	while (opt) {
 		const char *next = strchr(opt + 1, ',');
 		size_t n = next ? (size_t)(next - opt - 1) : strlen(opt + 1);
+		int ret = set_disk_opt(r, d, opt + 1, n, arg);
 
-		if (n == 2 && !strncmp(opt + 1, "ro", 2))
-			d->ro = true;
-		else if (n == 6 && !strncmp(opt + 1, "direct", 6))
-			d->direct = true;
-		else
-			return cli_err(
-				r,
-				"unknown --disk option '%.*s' in '%s' (expected ro or direct)",
-				(int)n, opt + 1, arg);
+		if (ret)
+			return ret;
 		opt = next;
 	}
 	r->cfg->nr_disks++;
@@ -536,8 +567,10 @@ static const struct cli_opt cli_opts[] = {
 	      "(cpus + 3), at most 80% of host RAM)") },
 	{ OPT("disk", 'd', "IMAGE", set_disk,
 	      "Disk image: a raw file or block device, with\n"
-	      "',ro' read-only and ',direct' O_DIRECT; repeat\n"
-	      "for more disks (/dev/vda, /dev/vdb, ...)") },
+	      "',ro' read-only, ',direct' O_DIRECT and\n"
+	      "',queues=N' request queues (1..8; default: one\n"
+	      "per vCPU, at most 8); repeat for more disks\n"
+	      "(/dev/vda, /dev/vdb, ...)") },
 	{ OPT("console", 0, "TYPE", set_console,
 	      "serial (8250 UART, ttyS0), hv (SBI console,\n"
 	      "hvc0) or virtio (virtio-console: hvc0, or hvc1\n"

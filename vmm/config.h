@@ -45,10 +45,14 @@ struct nic_config {
 	char downscript[CONFIG_PATH_MAX];
 };
 
+/* Request queues a disk may have (virtio-mmio's VIRTIO_MMIO_MAX_QUEUES). */
+#define CONFIG_MAX_DISK_QUEUES 8
+
 struct disk_config {
 	char path[CONFIG_PATH_MAX];
 	bool ro;
 	bool direct;
+	unsigned int queues; /* 1..CONFIG_MAX_DISK_QUEUES; 0: one per vCPU */
 };
 #define CONFIG_CMDLINE_MAX 4096
 

@@ -9,8 +9,20 @@
 #include "disks.h"
 #include "lib/log.h"
 
+_Static_assert(CONFIG_MAX_DISK_QUEUES == VIRTIO_MMIO_MAX_QUEUES,
+	       "queues=N is checked against the transport's limit");
+
+unsigned int disks_queues(const struct disk_config *dc, unsigned int nr_cpus)
+{
+	unsigned int n = dc->queues ? dc->queues : nr_cpus;
+
+	if (n > VIRTIO_MMIO_MAX_QUEUES)
+		n = VIRTIO_MMIO_MAX_QUEUES;
+	return n ? n : 1;
+}
+
 static int disk_up(struct disks *d, const struct disk_config *dc,
-		   struct board *b)
+		   unsigned int nq, struct board *b)
 {
 	struct virtio_blk_file *f = &d->file[d->nr];
 	struct virtio_blk *blk = &d->blk[d->nr];
@@ -25,7 +37,8 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 	if (ret)
 		return ret;
 	virtio_blk_file_disk(f, base ? base + 1 : dc->path, &disk);
-	ret = virtio_blk_init(blk, &slot->res, &b->vm->mem, &slot->line, &disk);
+	ret = virtio_blk_init_mq(blk, &slot->res, &b->vm->mem, &slot->line,
+				 &disk, nq);
 	if (ret) {
 		pr_err("%s: cannot set up virtio-blk: %s", dc->path,
 		       strerror(-ret));
@@ -47,9 +60,9 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 	}
 	virtio_blk_set_aio(blk, &d->aio[d->nr]);
 	pr_debug(
-		"%s: virtio-blk I/O engine: %s, depth %u, readv/writev on guest buffers%s",
-		dc->path, d->aio[d->nr].name, VIRTIO_BLK_DEPTH,
-		dc->direct ? " (O_DIRECT)" : "");
+		"%s: virtio-blk I/O engine: %s, depth %u, %u queue%s, readv/writev on guest buffers%s",
+		dc->path, d->aio[d->nr].name, VIRTIO_BLK_DEPTH, nq,
+		nq == 1 ? "" : "s", dc->direct ? " (O_DIRECT)" : "");
 	d->nr++;
 	return 0;
 }
@@ -75,7 +88,8 @@ int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
 
 	d->nr = 0;
 	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++)
-		ret = disk_up(d, &cfg->disks[i], b);
+		ret = disk_up(d, &cfg->disks[i],
+			      disks_queues(&cfg->disks[i], cfg->nr_cpus), b);
 	return ret;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Disk glue: each -d image opened and locked, behind a virtio-blk device
- * in the next board slot, its requests run by a pool of worker threads.
+ * in the next board slot (with queues=N request queues, or one per vCPU),
+ * its requests run by its I/O engine (io_uring or worker threads).
  */
 #ifndef RVKVM_DISKS_H
 #define RVKVM_DISKS_H
@@ -19,6 +20,8 @@ struct disks {
 	unsigned int nr;			     /* set up so far */
 };
 
+/* A disk's request queues: queues=N, else nr_cpus; within 1..8. */
+unsigned int disks_queues(const struct disk_config *dc, unsigned int nr_cpus);
 /* Every disk of cfg; 0, or -errno after one line naming the image. */
 int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b);
 /* Watch each disk's engine on io (before it starts). */

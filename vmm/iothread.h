@@ -10,7 +10,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#define IOTHREAD_MAX_FDS 16
+/* Kick eventfds (up to 8 slots x 8 queues), taps, disk engines. */
+#define IOTHREAD_MAX_FDS 96
 
 struct iothread_fd {
 	int fd;

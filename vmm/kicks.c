@@ -1,44 +1,73 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Virtio notifications: an eventfd per slot, on the I/O thread. */
+/* Virtio notifications: an eventfd per queue, on the I/O thread. */
 #include <errno.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "kicks.h"
 
-/* On the I/O thread: the guest wrote QueueNotify; process every queue. */
+/* On the I/O thread: the guest wrote this queue's index to QueueNotify. */
 static void kicks_handle(void *opaque)
 {
-	struct board_slot *slot = opaque;
+	struct board_kick *k = opaque;
 	uint64_t v;
 
-	if (read(slot->kick_fd, &v, sizeof(v)) != sizeof(v))
+	if (read(k->fd, &v, sizeof(v)) != sizeof(v))
 		return;
-	for (unsigned int q = 0; q < slot->transport->dev.num_queues; q++)
-		virtio_mmio_kick(slot->transport, q);
+	virtio_mmio_kick(k->slot->transport, k->q);
 }
 
-int kicks_watch(struct board *b, struct iothread *io)
+static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 {
-	for (unsigned int i = 0; i < b->nr_virtio; i++) {
-		struct board_slot *slot = &b->virtio[i];
+	unsigned int nq = slot->transport->dev.num_queues;
+
+	for (unsigned int q = 0; q < nq; q++) {
+		struct board_kick *k = &slot->kicks[q];
 		int ret;
 
-		slot->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (slot->kick_fd < 0)
+		k->slot = slot;
+		k->q = q;
+		k->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (k->fd < 0)
 			return -errno;
-		ret = iothread_add(io, slot->kick_fd, kicks_handle, slot);
+		slot->nr_kicks++;
+		ret = iothread_add(io, k->fd, kicks_handle, k);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
+int kicks_watch(struct board *b, struct iothread *io)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < b->nr_virtio; i++)
+		ret = kicks_watch_slot(&b->virtio[i], io);
+	return ret;
+}
+
+void kicks_bind(const struct board *b, kicks_bind_fn *fn, void *opaque)
+{
+	for (unsigned int i = 0; i < b->nr_virtio; i++) {
+		const struct board_slot *slot = &b->virtio[i];
+
+		for (unsigned int q = 0; q < slot->nr_kicks; q++)
+			fn(opaque, slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY, q,
+			   slot->kicks[q].fd);
+	}
+}
+
 void kicks_close(struct board *b)
 {
 	for (unsigned int i = 0; i < b->nr_virtio; i++) {
-		if (b->virtio[i].kick_fd >= 0)
-			close(b->virtio[i].kick_fd);
-		b->virtio[i].kick_fd = -1;
+		struct board_slot *slot = &b->virtio[i];
+
+		while (slot->nr_kicks) {
+			struct board_kick *k = &slot->kicks[--slot->nr_kicks];
+
+			close(k->fd);
+			k->fd = -1;
+		}
 	}
 }

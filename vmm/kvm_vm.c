@@ -227,9 +227,15 @@ void kvm_ram_free(struct vm *vm)
 	vm->mem.host = NULL;
 }
 
-int kvm_ioeventfd(struct vm *vm, uint64_t addr, int fd)
+int kvm_ioeventfd(struct vm *vm, uint64_t addr, uint32_t datamatch, int fd)
 {
-	struct kvm_ioeventfd io = { .addr = addr, .len = 4, .fd = fd };
+	struct kvm_ioeventfd io = {
+		.datamatch = datamatch,
+		.addr = addr,
+		.len = 4,
+		.fd = fd,
+		.flags = KVM_IOEVENTFD_FLAG_DATAMATCH,
+	};
 
 	return ioctl(vm->vm_fd, KVM_IOEVENTFD, &io) < 0 ? -errno : 0;
 }

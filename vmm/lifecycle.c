@@ -132,24 +132,27 @@ static void step_kvm_down(struct machine *m)
 	kvm_vm_close(&m->vm);
 }
 
+/* Queue q's notifications at addr signal fd (kicks_bind_fn). */
+static void bind_ioeventfd(void *opaque, uint64_t addr, uint32_t q, int fd)
+{
+	struct machine *m = opaque;
+	int ret = kvm_ioeventfd(&m->vm, addr, q, fd);
+
+	if (ret)
+		pr_once(LOG_WARN,
+			"KVM_IOEVENTFD: %s; virtio notifications take the MMIO exit path",
+			strerror(-ret));
+}
+
 /*
- * Per boot (ioeventfds belong to the KVM VM): queue notifications signal
- * the I/O thread instead of exiting to the vCPU thread.  Without ioeventfd
- * support the MMIO exit path still works.
+ * Per boot (ioeventfds belong to the KVM VM): each queue's notification
+ * (QueueNotify written with its index) signals that queue's eventfd on
+ * the I/O thread instead of exiting to the vCPU thread.  Without
+ * ioeventfd support the MMIO exit path still works.
  */
 static int step_ioeventfds(struct machine *m)
 {
-	for (unsigned int i = 0; i < m->board.nr_virtio; i++) {
-		const struct board_slot *slot = &m->board.virtio[i];
-		int ret = kvm_ioeventfd(
-			&m->vm, slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY,
-			slot->kick_fd);
-
-		if (ret)
-			pr_once(LOG_WARN,
-				"KVM_IOEVENTFD: %s; virtio notifications take the MMIO exit path",
-				strerror(-ret));
-	}
+	kicks_bind(&m->board, bind_ioeventfd, m);
 	return 0;
 }
 

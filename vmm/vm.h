@@ -97,8 +97,11 @@ int kvm_ram_alloc(struct vm *vm);
 int kvm_ram_register(struct vm *vm, bool zero);
 /* Unmap guest RAM: only once every thread that can touch it has ended. */
 void kvm_ram_free(struct vm *vm);
-/* Signal fd on a 4-byte guest write to addr instead of an MMIO exit. */
-int kvm_ioeventfd(struct vm *vm, uint64_t addr, int fd);
+/*
+ * Signal fd on a 4-byte guest write of the value datamatch to addr instead
+ * of an MMIO exit (other values still exit).
+ */
+int kvm_ioeventfd(struct vm *vm, uint64_t addr, uint32_t datamatch, int fd);
 
 /* kvm_aia.c */
 struct aia_params;

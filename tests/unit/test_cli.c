@@ -602,10 +602,36 @@ static void test_disks(void **state)
 	assert_string_equal(r->cfg.disks[1].path, "/dev/sdb");
 	assert_true(r->cfg.disks[1].ro);
 	assert_true(r->cfg.disks[1].direct);
+	assert_int_equal(r->cfg.disks[0].queues, 0); /* one per vCPU */
+	assert_int_equal(r->cfg.disks[1].queues, 0);
+	res_free(r);
+	r = expect_run(parse("run", "-d", "a.img,queues=1", "-d",
+			     "b.img,ro,queues=8,direct", "Image"));
+	assert_int_equal(r->cfg.disks[0].queues, 1);
+	assert_false(r->cfg.disks[0].ro);
+	assert_int_equal(r->cfg.disks[1].queues, 8);
+	assert_true(r->cfg.disks[1].ro);
+	assert_true(r->cfg.disks[1].direct);
 	res_free(r);
 	expect_error(
 		parse("run", "-d", "c,img", "Image"),
-		"unknown --disk option 'img' in 'c,img' (expected ro or direct)");
+		"unknown --disk option 'img' in 'c,img' (expected ro, direct or queues=N)");
+	expect_error(parse("run", "-d", "a,queues=0", "Image"),
+		     "invalid --disk queues=0 in 'a,queues=0' (expected 1..8)");
+	expect_error(
+		parse("run", "-d", "a,queues=9,ro", "Image"),
+		"invalid --disk queues=9 in 'a,queues=9,ro' (expected 1..8)");
+	expect_error(parse("run", "-d", "a,queues=", "Image"),
+		     "invalid --disk queues= in 'a,queues=' (expected 1..8)");
+	expect_error(
+		parse("run", "-d", "a,queues=2x", "Image"),
+		"invalid --disk queues=2x in 'a,queues=2x' (expected 1..8)");
+	expect_error(
+		parse("run", "-d", "a,queues=00000000000000000002", "Image"),
+		"invalid --disk queues=00000000000000000002 in 'a,queues=00000000000000000002' (expected 1..8)");
+	expect_error(
+		parse("run", "-d", "a,queues", "Image"),
+		"unknown --disk option 'queues' in 'a,queues' (expected ro, direct or queues=N)");
 	expect_error(parse("run", "-d", ",ro", "Image"),
 		     "invalid --disk ',ro'");
 	expect_error(parse("run", "-d", "1", "-d", "2", "-d", "3", "-d", "4",
@@ -879,6 +905,7 @@ static const char *const help_facts[] = {
 	"16M..512G, a multiple of 2M (default: 64M *\n",
 	"80% of host RAM",
 	"'--' ends the options",
+	"',queues=N' request queues (1..8; default: one\n",
 };
 
 static unsigned int count_option_lines(const char *text)
@@ -1015,6 +1042,7 @@ static void test_man_page(void **state)
 		assert_non_null(strstr(man, isa_exts[i].name));
 	assert_non_null(strstr(man, "EXIT STATUS"));
 	assert_non_null(strstr(man, "Ctrl\\-A x"));
+	assert_non_null(strstr(man, "\\fB,queues=\\fP\\fIN\\fP"));
 	assert_non_null(strstr(man, LKVM_VERSION));
 	free(man);
 }
