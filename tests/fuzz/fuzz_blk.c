@@ -9,14 +9,17 @@
  * Input:  [cfg: 4 bytes] [ops_len: u16] [ops: ops_len bytes] [RAM image]
  *   cfg[0]  bit 0 read-only disk, bit 1 no discard/write-zeroes ops,
  *           bit 2 negotiate FLUSH, bit 3 EVENT_IDX, bit 4 INDIRECT_DESC,
- *           bit 5 every third backend call fails, bit 6 ... returns short
+ *           bit 5 every third backend call fails, bit 6 ... returns short,
+ *           bit 7 multiqueue: MQ_QUEUES queues, 0 and 1 set up (queue 1's
+ *           rings at MQ_RING1), 2 never
  *   cfg[1]  queue size 1 << (cfg[1] % 9)
  *   cfg[2]  whole sectors in the disk (% 16)
  *   cfg[3]  bytes of a trailing partial sector (0..255)
  * Rings: descriptors at 0, avail right after them, used at the next 4-byte
  * boundary (the RAM image fills them).  Ops (first byte % 8):
- *   0-2  notify queue 0
- *   3    publish [head: u16] in the avail ring (avail->idx + 1)
+ *   0-2  notify queue 0; multiqueue: 0 queue 0, 1 queue 1, 2 [q: u8]
+ *   3    publish [head: u16] in the avail ring (avail->idx + 1);
+ *        multiqueue: [q: u8] first, queue q % 2
  *   4    guest poke [u16 offset] [u8 len] [bytes]
  *   5    config read [u8 offset] [size sel]
  *   6    interrupt ack
@@ -40,15 +43,17 @@
 #include "tests/unit/slot_res.h"
 
 #define SECTOR 512
+#define MQ_QUEUES 3
+#define MQ_RING1 0x8000
 
 struct fuzz_ctx {
 	struct guest_mem mem;
 	struct virtio_blk blk;
 	uint8_t *disk, *tail_copy;
 	uint64_t disk_size, visible;
-	bool ro, fail, short_io;
+	bool ro, fail, short_io, mq;
 	unsigned int calls;
-	struct fuzz_ring ring;
+	struct fuzz_ring ring[2]; /* queue 1's only with mq */
 	uint64_t features;
 	struct fuzz_in in;
 };
@@ -172,7 +177,7 @@ static void fuzz_reg_write(struct fuzz_ctx *c, uint64_t off, uint32_t v)
 
 static void fuzz_driver_up(struct fuzz_ctx *c)
 {
-	fuzz_mmio_driver_up(&c->blk.vm, c->features, &c->ring, 1);
+	fuzz_mmio_driver_up(&c->blk.vm, c->features, c->ring, c->mq ? 2 : 1);
 }
 
 static void fuzz_config(struct fuzz_ctx *c)
@@ -189,6 +194,8 @@ static void fuzz_config(struct fuzz_ctx *c)
 	CHECK(v == mmio_data_get(c->blk.config + off, len));
 	if (off == VIRTIO_BLK_CFG_CAPACITY && len == 4)
 		CHECK(v == c->visible / SECTOR);
+	if (off == VIRTIO_BLK_CFG_NUM_QUEUES && len == 2)
+		CHECK(v == (c->mq ? MQ_QUEUES : 1));
 }
 
 static void fuzz_invariants(const struct fuzz_ctx *c)
@@ -197,8 +204,12 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 
 	CHECK(!memcmp(c->disk + c->visible, c->tail_copy,
 		      c->disk_size - c->visible));
-	if (vm->queues[0].broken)
-		CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	for (unsigned int q = 0; q < vm->dev.num_queues; q++)
+		if (vm->queues[q].broken)
+			CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	/* queue 2 is never set up: nothing ever lands there */
+	if (c->mq)
+		CHECK(!vm->queues[2].ready && !vm->queues[2].broken);
 	CHECK((vm->isr != 0) == vm->irq_level);
 }
 
@@ -207,9 +218,13 @@ static void fuzz_op(struct fuzz_ctx *c)
 	uint8_t op = fuzz_u8(&c->in) % 8;
 
 	if (op < 3)
-		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY,
+			       !c->mq || op == 0 ? 0 :
+			       op == 1		 ? 1 :
+						   fuzz_u8(&c->in));
 	else if (op == 3)
-		fuzz_publish(&c->mem, &c->ring, &c->in);
+		fuzz_publish(&c->mem, &c->ring[c->mq ? fuzz_u8(&c->in) % 2 : 0],
+			     &c->in);
 	else if (op == 4)
 		fuzz_poke(&c->mem, &c->in);
 	else if (op == 5)
@@ -228,6 +243,7 @@ static void fuzz_configure(struct fuzz_ctx *c, const uint8_t *cfg)
 	c->ro = cfg[0] & 1;
 	c->fail = cfg[0] & 0x20;
 	c->short_io = cfg[0] & 0x40;
+	c->mq = cfg[0] & 0x80;
 	c->features = VIRTIO_BIT(VIRTIO_F_VERSION_1);
 	if (cfg[0] & 4)
 		c->features |= VIRTIO_BIT(VIRTIO_BLK_F_FLUSH);
@@ -235,7 +251,8 @@ static void fuzz_configure(struct fuzz_ctx *c, const uint8_t *cfg)
 		c->features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
 	if (cfg[0] & 0x10)
 		c->features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
-	fuzz_ring_at(&c->ring, 0, cfg[1]);
+	fuzz_ring_at(&c->ring[0], 0, cfg[1]);
+	fuzz_ring_at(&c->ring[1], MQ_RING1, cfg[1]);
 	c->visible = (uint64_t)(cfg[2] % 16) * SECTOR;
 	c->disk_size = c->visible + cfg[3];
 }
@@ -257,8 +274,8 @@ static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)
 		c->disk[i] = i * 31 + 7;
 	memcpy(c->tail_copy, c->disk + c->visible, c->disk_size - c->visible);
 	virtio_blk_disk_set_id(&disk, "fuzz-disk");
-	CHECK(virtio_blk_init(&c->blk, &SLOT_RES(0), &c->mem, &irq, &disk) ==
-	      0);
+	CHECK(virtio_blk_init_mq(&c->blk, &SLOT_RES(0), &c->mem, &irq, &disk,
+				 c->mq ? MQ_QUEUES : 1) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -286,7 +303,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	while (c->in.p < c->in.end)
 		fuzz_op(c);
-	fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	for (unsigned int q = 0; q < c->blk.vm.dev.num_queues; q++)
+		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, q);
 	fuzz_invariants(c);
 	if (ro_copy)
 		CHECK(!memcmp(ro_copy, c->disk, c->disk_size));
