@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs in the emulated host: virtio-blk.  Data the guest wrote and synced is
 # in the image after poweroff and after kill -9 of lkvm; a ro disk refuses
-# writes; two disks at once (the second an ext4 image); a second lkvm on a
-# locked image fails with status 1.
+# writes; two disks at once (the second an ext4 image, read over one queue
+# while the first has one per vCPU); a second lkvm on a locked image fails
+# with status 1.
 . ./lib.sh
 
 yes rvkvm-pattern | head -c 1048576 >/tmp/p
@@ -11,11 +12,13 @@ same_pattern() {
 }
 
 dd if=/dev/zero of=/tmp/disk.img bs=1 count=0 seek=8M 2>/dev/null
-lkvm /tmp/w.log --debug -k Image -i guest-disk-write.cpio.gz -m 128 -c 1 \
+# 2 vCPUs, so 2 request queues: writes and the flush may use either.
+lkvm /tmp/w.log --debug -k Image -i guest-disk-write.cpio.gz -m 128 -c 2 \
 	-d /tmp/disk.img
 t disk-write-status [ $rc -eq 0 ]
 # The host kernel has io_uring: requests go through it, not the fallback.
 t disk-engine-io_uring has "virtio-blk I/O engine: io_uring" /tmp/w.log
+t disk-debug-2-queues has "depth 64, 2 queues," /tmp/w.log
 t disk-write-synced has "guest-disk-synced" /tmp/w.log
 t disk-write-bytes-in-image same_pattern /tmp/disk.img
 
@@ -33,9 +36,12 @@ wait $pid
 sed 's/^/  | /' /tmp/k.log
 t disk-kill9-after-sync-data-kept same_pattern /tmp/disk2.img
 
-lkvm /tmp/ro.log -k Image -i guest-disk-info.cpio.gz -m 128 -c 1 \
-	-d /tmp/disk.img,ro -d test-disk.img
+# 2 vCPUs: vda gets a request queue per vCPU, vdb the one it asks for.
+lkvm /tmp/ro.log -k Image -i guest-disk-info.cpio.gz -m 128 -c 2 \
+	-d /tmp/disk.img,ro -d test-disk.img,queues=1
 t disk-ro-status [ $rc -eq 0 ]
+t disk-mq-per-vcpu has "guest-vda-queues: 2" /tmp/ro.log
+t disk-mq-queues-1 has "guest-vdb-queues: 1" /tmp/ro.log
 t disk-ro-advertised has "guest-vda-ro: 1" /tmp/ro.log
 t disk-ro-refuses-writes has "guest-ro-write-refused" /tmp/ro.log
 t disk-ro-image-unchanged same_pattern /tmp/disk.img
