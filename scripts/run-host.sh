@@ -19,6 +19,14 @@
 #   --log FILE        also write the console to FILE
 #   --append ARGS     extra kernel command line arguments
 #   --smp N, --mem M  host CPUs (default 2) and memory (default 2G)
+#   --disk FILE       (re)create FILE as an empty 64 MiB ext4 file system
+#                     and give it to the host as its virtio disk /dev/vda;
+#                     QEMU cache=writeback:
+#                     FILE gets what the host's kernel writes out, and the
+#                     host's flushes become fdatasync of FILE
+#   --kill-on TEXT    with --test: kill QEMU with SIGKILL as soon as TEXT is
+#                     on the console (the host's RAM, its page cache with it,
+#                     is lost); exit status 0 then, 125 if TEXT never came
 #
 # Interactive (no --test): the console is on this terminal; Ctrl-A x
 # leaves QEMU.  Exit statuses: the test's own status, 124 timeout, 125 the
@@ -32,6 +40,7 @@ usage() {
 }
 
 aia=0 lkvm=0 interactive=0 test= timeout=300 log= append= smp=2 mem=2G
+disk= kill_on=
 adds=() guest_tests=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -46,6 +55,8 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--disk) disk=$2; shift 2 ;;
+	--kill-on) kill_on=$2; shift 2 ;;
 	-h|--help) usage ;;
 	*) echo "run-host: unknown option $1" >&2; usage ;;
 	esac
@@ -85,6 +96,15 @@ cmdline="console=ttyS0 earlycon=sbi rvkvm.role=host rvkvm.irqchip=$irqchip panic
 qemu=(qemu-system-riscv64 -M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-nographic -no-reboot -kernel "$kernel" -initrd "$initrd"
 	-append "$cmdline")
+if [ -n "$disk" ]; then
+	mkdir -p "$(dirname "$disk")"
+	rm -f "$disk"
+	truncate -s 64M "$disk"
+	mkfs.ext4 -q "$disk"
+	echo "run-host: host disk /dev/vda is $disk"
+	qemu+=(-drive "file=$disk,format=raw,if=none,id=hd0,cache=writeback"
+		-device virtio-blk-device,drive=hd0)
+fi
 
 if [ -z "$test" ] || [ $interactive -eq 1 ]; then
 	echo "run-host: booting the emulated RISC-V KVM host; Ctrl-A x leaves QEMU"
@@ -98,9 +118,32 @@ status=0
 # No stdin for tests; the console goes to our stdout and the log.
 timeout_cmd=()
 [ "$timeout" -gt 0 ] && timeout_cmd=(timeout -k 5 "$timeout")
-"${timeout_cmd[@]}" "${qemu[@]}" </dev/null 2>&1 | tr -d '\r' | tee "$out" || status=$?
+if [ -n "$kill_on" ]; then
+	# QEMU writes its pid; the watcher polls the console for TEXT.
+	qemu+=(-pidfile "$work/qemu.pid")
+	(
+		while ! grep -qF -- "$kill_on" "$out" 2>/dev/null; do
+			sleep 0.05
+		done
+		kill -KILL "$(cat "$work/qemu.pid")" && touch "$work/killed"
+	) &
+	watcher=$!
+	# tr writes each line at once, not when its buffer fills.
+	tr=(stdbuf -oL tr)
+else
+	tr=(tr)
+fi
+"${timeout_cmd[@]}" "${qemu[@]}" </dev/null 2>&1 | "${tr[@]}" -d '\r' | tee "$out" || status=$?
 [ -n "$log" ] && cp "$out" "$log"
 elapsed=$(($(date +%s) - t0))
+if [ -n "$kill_on" ]; then
+	kill "$watcher" 2>/dev/null || true
+	wait "$watcher" 2>/dev/null || true
+	if [ -e "$work/killed" ]; then
+		echo "run-host: killed QEMU (SIGKILL) at \"$kill_on\" after ${elapsed} s"
+		exit 0
+	fi
+fi
 if [ $status -eq 124 ] || [ $status -eq 137 ]; then
 	echo "run-host: timed out after ${timeout} s" >&2
 	exit 124
