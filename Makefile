@@ -79,7 +79,12 @@ lkvm:
 endif
 
 riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
-	     $(BUILD)/images/test-disk.img
+	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio
+
+# Debian's riscv64 fio and the libraries it loads, for the fio verify case
+# and make bench (scripts/fio-root.sh).
+$(BUILD)/images/fio-root/fio: scripts/fio-root.sh scripts/riscv64-fio-packages.txt | $(DEPS)
+	scripts/fio-root.sh $(BUILD)/images/fio-root
 
 # An ext4 image for the virtio-blk end-to-end case.
 $(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)

@@ -10,39 +10,56 @@ bench() {
 	local name=$1
 	shift
 	stage "bench: $name"
-	"$RVKVM_TOP/scripts/run-host.sh" "$@" --timeout 600 >>"$log" 2>&1 ||
+	"$RVKVM_TOP/scripts/run-host.sh" --timeout 600 "$@" >>"$log" 2>&1 ||
 		{ tail -20 "$log"; die "benchmark run failed (log: $log)"; }
 	stage_done
 }
+# BENCH_ONLY=NAME runs one group: boot, blk, net, irqchip or fio.
+only=${BENCH_ONLY:-}
+want() {
+	[ -z "$only" ] || [ "$only" = "$1" ]
+}
 : >"$log"
-bench "lkvm boot to guest init and peak RSS" \
-	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
-	--test "$RVKVM_TOP/tests/bench/host-boot.sh"
-bench "virtio-blk throughput and exits per MiB" \
-	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
-	--guest-test "$RVKVM_TOP/tests/bench/guest-blk.sh" \
-	--test "$RVKVM_TOP/tests/bench/host-blk.sh"
-bench "guest to host TCP over virtio-net and a tap" \
-	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
-	--test "$RVKVM_TOP/tests/bench/host-net.sh"
-# lkvm with KVM's AIA, with its own PLIC, and kvmtool if KVMTOOL names a
-# riscv64 kvmtool binary, alternating on one AIA host.
 kvmtool_add=()
 if [ -n "${KVMTOOL:-}" ]; then
 	[ -x "$KVMTOOL" ] || die "KVMTOOL=$KVMTOOL is not an executable"
 	kvmtool_add=(--add "$KVMTOOL:/rvkvm/kvmtool")
 fi
-bench "irqchips: lkvm aia, lkvm plic${KVMTOOL:+, kvmtool} on an AIA host" \
+want boot && bench "lkvm boot to guest init and peak RSS" \
+	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
+	--test "$RVKVM_TOP/tests/bench/host-boot.sh"
+want blk && bench "virtio-blk throughput and exits per MiB" \
+	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
+	--guest-test "$RVKVM_TOP/tests/bench/guest-blk.sh" \
+	--test "$RVKVM_TOP/tests/bench/host-blk.sh"
+want net && bench "guest to host TCP over virtio-net and a tap" \
+	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
+	--test "$RVKVM_TOP/tests/bench/host-net.sh"
+# lkvm with KVM's AIA, with its own PLIC, and kvmtool if KVMTOOL names a
+# riscv64 kvmtool binary, alternating on one AIA host.
+want irqchip && bench "irqchips: lkvm aia, lkvm plic${KVMTOOL:+, kvmtool} on an AIA host" \
 	--aia "${kvmtool_add[@]}" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-io.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-irqchip.sh"
+# fio in the guest (tests/bench/fio/*.fio), lkvm and kvmtool alternating.
+if want fio; then
+	"$RVKVM_TOP/scripts/fio-root.sh" "$RVKVM_BUILD/images/fio-root"
+	bench "fio: lkvm aia${KVMTOOL:+, kvmtool} with 1 and 2 vCPUs on an AIA host" \
+		--aia --timeout 1800 "${kvmtool_add[@]}" \
+		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
+		--guest-add "$RVKVM_TOP/tests/bench/fio:/opt/bench" \
+		--guest-test "$RVKVM_TOP/tests/bench/guest-fio.sh" \
+		--test "$RVKVM_TOP/tests/bench/host-fio.sh"
+fi
 printf '%-36s %s\n' "measure" "value"
 sed -n 's/^BENCH \([^ ]*\) \(.*\)$/\1 \2/p' "$log" | tr -d '\r' |
+	grep -v '^\(lkvm\|kvmtool\)-r[0-9]-c' |
 	while read -r name value unit; do
 		printf '%-36s %s %s\n' "$name" "$value" "$unit"
 	done
 
 # The irqchip runs side by side: the mean of the rounds, and ratios.
+if want irqchip; then
 echo
 printf '%-28s %10s %10s %10s %12s %12s\n' "per VMM (mean of rounds)" \
 	"lkvm-aia" "lkvm-plic" "kvmtool" "aia/plic" "aia/kvmtool"
@@ -58,5 +75,24 @@ sed -n 's/^BENCH \([a-z]*\)[0-9]-\([^ ]*\) \([0-9.]*\).*/\1 \2 \3/p' "$log" |
 			if (x == "status") continue
 			a = m("aia", x); p = m("plic", x); t = m("kvmtool", x)
 			printf "%-28s %10s %10s %10s %12s %12s\n", x, f(a), f(p), f(t), r(a, p), r(a, t)
+		}
+	}'
+fi
+
+# The fio runs: mean of the rounds per VMM, and lkvm / kvmtool.
+grep -q '^BENCH \(lkvm\|kvmtool\)-r[0-9]-c' "$log" || exit 0
+echo
+printf '%-44s %10s %10s %14s\n' "fio (mean of rounds)" "lkvm" "kvmtool" "lkvm/kvmtool"
+sed -n 's/^BENCH \(lkvm\|kvmtool\)-r[0-9]-\(c[0-9]-[^ ]*\) \([0-9.]*\).*/\1 \2 \3/p' "$log" |
+	tr -d '\r' | awk '
+	{ sum[$1, $2] += $3; n[$1, $2]++; if (!($2 in seen)) { seen[$2]; order[++k] = $2 } }
+	function m(v, x) { return n[v, x] ? sum[v, x] / n[v, x] : -1 }
+	function f(v) { return v >= 0 ? sprintf("%.2f", v) : "-" }
+	END {
+		for (i = 1; i <= k; i++) {
+			x = order[i]
+			a = m("lkvm", x); t = m("kvmtool", x)
+			r = (a >= 0 && t > 0) ? sprintf("%.2f", a / t) : "-"
+			printf "%-44s %10s %10s %14s\n", x, f(a), f(t), r
 		}
 	}'

@@ -14,6 +14,8 @@
 #   --guest-test S    also add a guest initramfs that runs script S, as
 #                     /rvkvm/guest-<S without .sh>.cpio.gz (repeatable);
 #                     implies --lkvm
+#   --guest-add SRC:DEST  add a file or directory to every --guest-test
+#                     initramfs (repeatable; fio is added this way)
 #   --timeout SEC     kill QEMU after SEC seconds (default 300; 0 = none);
 #                     exit status 124 on timeout
 #   --log FILE        also write the console to FILE
@@ -41,7 +43,7 @@ usage() {
 
 aia=0 lkvm=0 interactive=0 test= timeout=300 log= append= smp=2 mem=2G
 disk= kill_on=
-adds=() guest_tests=()
+adds=() guest_tests=() guest_adds=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--aia) aia=1; shift ;;
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--lkvm) lkvm=1; shift ;;
 	--interactive) interactive=1; shift ;;
 	--guest-test) lkvm=1; guest_tests+=("$2"); shift 2 ;;
+	--guest-add) guest_adds+=(--add "$2"); shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
@@ -78,7 +81,8 @@ if [ $lkvm -eq 1 ]; then
 fi
 for g in "${guest_tests[@]}"; do
 	name=guest-$(basename "$g" .sh).cpio.gz
-	"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$work/$name" --test "$g"
+	"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$work/$name" --test "$g" \
+		${guest_adds[@]+"${guest_adds[@]}"}
 	adds+=(--add "$work/$name:/rvkvm/$name")
 done
 "$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" "${adds[@]}" \

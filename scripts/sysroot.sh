@@ -1,6 +1,9 @@
 #!/bin/bash
-# sysroot.sh [--update-pins]: build the riscv64 sysroot from Debian trixie
-# riscv64 packages listed, with pinned versions, in scripts/riscv64-packages.txt.
+# sysroot.sh [--list FILE --name NAME] [--update-pins]: build the riscv64
+# sysroot from Debian trixie riscv64 packages listed, with pinned versions,
+# in scripts/riscv64-packages.txt.  --list and --name unpack another pinned
+# list (scripts/riscv64-fio-packages.txt: fio for the bench guest) the same
+# way, into $RVKVM_CACHE/NAME/<hash>, linked as build/NAME.
 #
 # apt runs with a private state directory under $RVKVM_CACHE/apt, so the
 # machine's own apt configuration is never touched.  The mirror is the one
@@ -11,6 +14,17 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 list=$RVKVM_TOP/scripts/riscv64-packages.txt
+name=sysroot
+update_pins=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--list) list=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--update-pins) update_pins=1; shift ;;
+	*) die "sysroot.sh: unknown option $1" ;;
+	esac
+done
+[ -f "$list" ] || die "sysroot.sh: no package list $list"
 suite=trixie
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
@@ -54,7 +68,7 @@ packages() {
 	grep -v '^[[:space:]]*\(#\|$\)' "$list"
 }
 
-if [ "${1:-}" = --update-pins ]; then
+if [ $update_pins -eq 1 ]; then
 	apt_update
 	tmp=$(mktemp)
 	grep '^#' "$list" >"$tmp"
@@ -69,16 +83,16 @@ if [ "${1:-}" = --update-pins ]; then
 fi
 
 hash=$(hash_inputs "$list" "$0")
-root=$RVKVM_CACHE/sysroot/$hash
+root=$RVKVM_CACHE/$name/$hash
 mkdir -p "$RVKVM_BUILD"
 if [ -f "$root/.complete" ]; then
-	echo "sysroot: package list unchanged (hash $hash): reusing cached sysroot"
-	ln -sfn "$root" "$RVKVM_BUILD/sysroot"
+	echo "$name: package list unchanged (hash $hash): reusing cached $name"
+	ln -sfn "$root" "$RVKVM_BUILD/$name"
 	exit 0
 fi
 
 apt_update
-stage "sysroot: download and unpack $(packages | wc -l) packages"
+stage "$name: download and unpack $(packages | wc -l) packages"
 rm -rf "$root.tmp" && mkdir -p "$root.tmp"
 packages | while read -r pkg ver; do
 	deb=$(ls "$apt_dir/cache/archives/${pkg}_"*.deb 2>/dev/null | head -1 || true)
@@ -103,5 +117,5 @@ done
 stage_done
 touch "$root.tmp/.complete"
 rm -rf "$root" && mv "$root.tmp" "$root"
-ln -sfn "$root" "$RVKVM_BUILD/sysroot"
-echo "sysroot: $RVKVM_BUILD/sysroot -> $root"
+ln -sfn "$root" "$RVKVM_BUILD/$name"
+echo "$name: $RVKVM_BUILD/$name -> $root"

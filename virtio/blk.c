@@ -458,6 +458,7 @@ static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
 	if (!req || virtq_pop(vq, &req->chain) <= 0)
 		return -1;
 	req->q = q;
+	blk->requests[q]++;
 	req->gen = blk->gen;
 	req->seq = 0;
 	req->busy = true;
@@ -501,6 +502,8 @@ static void blk_process(struct virtio_blk *blk, unsigned int q)
 			break;
 		bytes += n;
 	}
+	if (blk->aio && blk->aio->ops->commit)
+		blk->aio->ops->commit(blk->aio);
 	if (n >= 0)
 		blk_rearm(blk); /* the budget ran out: come back later */
 	virtio_mmio_signal_used(&blk->vm, q);
@@ -543,6 +546,8 @@ void virtio_blk_poll(struct virtio_blk *blk)
 	for (unsigned int i = 0; i < nq; i++)
 		blk_process(blk, (blk->next_q + i) % nq);
 	blk->next_q = (blk->next_q + 1) % nq;
+	if (blk->aio && blk->aio->ops->commit)
+		blk->aio->ops->commit(blk->aio); /* flushes unparked above */
 	virtio_mmio_unlock(&blk->vm);
 }
 

@@ -230,8 +230,17 @@ void virtio_blk_exec(const struct virtio_blk_disk *disk,
 struct virtio_blk_aio;
 
 struct virtio_blk_aio_ops {
-	/* Start io (never OP_NONE); from the owner, under its lock. */
+	/*
+	 * Start io (never OP_NONE); from the owner, under its lock.  An
+	 * engine may hold it back until commit.
+	 */
 	void (*submit)(struct virtio_blk_aio *a, struct virtio_blk_io *io);
+	/*
+	 * Optional: hand over everything submitted since the last commit in
+	 * one go (io_uring: one io_uring_enter for a whole pass over the
+	 * queues).  The owner calls it, under its lock, after each pass.
+	 */
+	void (*commit)(struct virtio_blk_aio *a);
 	/* The calls finished since the last reap, linked by next. */
 	struct virtio_blk_io *(*reap)(struct virtio_blk_aio *a);
 	/* Stop; calls still running are waited for (uring) or dropped. */
@@ -294,6 +303,7 @@ struct virtio_blk {
 	uint32_t gen;
 	unsigned int next_q; /* virtio_blk_poll() starts here (fairness) */
 	uint64_t write_seq;
+	uint64_t requests[VIRTIO_MMIO_MAX_QUEUES]; /* chains taken, per queue */
 	int flush_err;		/* a failed flush, latched until reset */
 	pthread_cond_t drained; /* inflight reached 0 (with vm.lock) */
 	struct {

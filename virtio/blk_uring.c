@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * virtio-blk's io_uring engine (liburing).  The owner submits under its
- * lock, from whichever thread notifies; completions post to a CQ whose
+ * lock, from whichever thread notifies, and commits once per pass: the
+ * SQEs of a pass go to the kernel in one io_uring_enter.  Completions
+ * post to a CQ whose
  * eventfd the I/O thread watches, and reap (under the same lock) turns
  * CQEs into finished calls: a short transfer resubmits the remainder, a
  * write-through write goes on to an fsync.  Calls the disk cannot hand
@@ -119,7 +121,6 @@ static void uring_submit(struct virtio_blk_aio *a, struct virtio_blk_io *io)
 	} else {
 		uring_queue(a, io, fd);
 	}
-	uring_kick(a);
 }
 
 /* Drop the first n bytes of io->iov (a short transfer's done part). */
@@ -228,6 +229,7 @@ static void uring_destroy(struct virtio_blk_aio *a)
 
 static const struct virtio_blk_aio_ops uring_ops = {
 	.submit = uring_submit,
+	.commit = uring_kick,
 	.reap = uring_reap,
 	.destroy = uring_destroy,
 };

@@ -4,6 +4,7 @@
  * virtio/blk_file.c; this file only pairs each -d with a device and a slot.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "disks.h"
@@ -59,6 +60,7 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 		return ret;
 	}
 	virtio_blk_set_aio(blk, &d->aio[d->nr]);
+	d->path[d->nr] = dc->path;
 	pr_debug(
 		"%s: virtio-blk I/O engine: %s, depth %u, %u queue%s, readv/writev on guest buffers%s",
 		dc->path, d->aio[d->nr].name, VIRTIO_BLK_DEPTH, nq,
@@ -93,10 +95,23 @@ int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
 	return ret;
 }
 
+/* --debug: how the guest spread its requests over the queues. */
+static void disk_report(const struct virtio_blk *blk, const char *path)
+{
+	char buf[256];
+	int len = 0;
+
+	for (unsigned int q = 0; q < blk->vm.dev.num_queues; q++)
+		len += snprintf(buf + len, sizeof(buf) - len, " %llu",
+				(unsigned long long)blk->requests[q]);
+	pr_debug("%s: virtio-blk requests per queue:%s", path, buf);
+}
+
 void disks_down(struct disks *d)
 {
 	while (d->nr) {
 		d->nr--;
+		disk_report(&d->blk[d->nr], d->path[d->nr]);
 		virtio_blk_aio_destroy(&d->aio[d->nr]);
 		virtio_blk_destroy(&d->blk[d->nr]);
 		virtio_blk_file_close(&d->file[d->nr]);

@@ -17,6 +17,7 @@ struct disks {
 	struct virtio_blk blk[CONFIG_MAX_DISKS]; /* -d, in order */
 	struct virtio_blk_file file[CONFIG_MAX_DISKS];
 	struct virtio_blk_aio aio[CONFIG_MAX_DISKS]; /* their engines */
+	const char *path[CONFIG_MAX_DISKS];	     /* for messages */
 	unsigned int nr;			     /* set up so far */
 };
 
@@ -26,7 +27,7 @@ unsigned int disks_queues(const struct disk_config *dc, unsigned int nr_cpus);
 int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b);
 /* Watch each disk's engine on io (before it starts). */
 int disks_watch(struct disks *d, struct iothread *io);
-/* After the I/O thread has stopped. */
+/* After the I/O thread has stopped; with --debug, requests per queue. */
 void disks_down(struct disks *d);
 
 #endif

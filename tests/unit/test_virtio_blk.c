@@ -977,6 +977,9 @@ static void test_mq_queue_routing(void **state)
 	assert_true(vqm_get_used(&f->m, &id, &len));
 	assert_false(vqm_get_used(&m1, &id, &len));
 	assert_int_equal(*P(f, st), VIRTIO_BLK_S_OK);
+	/* each queue counted its own request (--debug prints them) */
+	assert_int_equal(f->blk.requests[0], 1);
+	assert_int_equal(f->blk.requests[1], 1);
 }
 
 /* A flush on queue 0 waits for the writes in flight on queue 1. */

@@ -1,0 +1,71 @@
+#!/bin/sh
+# Runs in an emulated host with an AIA (scripts/bench.sh): fio in the same
+# guest under lkvm (--irqchip aia) and, when it was added as ./kvmtool,
+# kvmtool (virtio-mmio, the in-kernel AIA), alternating A B A B, with 1 and
+# 2 vCPUs.  Around each fio job (the guest's "fio-begin"/"fio-end" lines)
+# it reads the host kernel's KVM statistics (debugfs,
+# /sys/kernel/debug/kvm/<pid>-<fd>/: mmio_exit_user and exits, the same
+# counters for every VMM) and the VMM's CPU time (/proc/<pid>/stat).
+# Prints "BENCH <vmm>-r<round>-c<N>-<job>-<measure> value unit" lines.
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+hz=100
+counters() {
+	d=$(ls -d /sys/kernel/debug/kvm/"$1"-* 2>/dev/null | head -1)
+	cpu=$(awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null)
+	if [ -n "$d" ]; then
+		echo "$(cat "$d/mmio_exit_user") $(cat "$d/exits") ${cpu:-0}"
+	else
+		echo "0 0 ${cpu:-0}"
+	fi
+}
+# run NAME CMD...: one guest; the figures of each job as BENCH lines.
+run() {
+	name=$1
+	shift
+	rm -f /tmp/fio.img
+	dd if=/dev/zero of=/tmp/fio.img bs=1M count=256 2>/dev/null
+	rm -f /tmp/fifo && mkfifo /tmp/fifo
+	"$@" </dev/null >/tmp/fifo 2>&1 &
+	pid=$!
+	tr -d '\r' </tmp/fifo | while read -r tag job rest; do
+		case "$tag" in
+		fio-begin)
+			set -- $(counters $pid)
+			m0=$1 e0=$2 c0=$3
+			;;
+		fio-end)
+			set -- $(counters $pid)
+			echo "$job $(($1 - m0)) $(($2 - e0)) $(($3 - c0))" >>/tmp/fio.counters
+			;;
+		FIO) echo "FIO $job $rest" >>/tmp/fio.counters ;;
+		esac
+	done
+	wait $pid
+	echo "BENCH $name-status $? exit"
+	awk -v n="$name" -v hz="$hz" '
+		$1 == "FIO" && $3 == "failed:" { print "BENCH " n "-" $2 "-failed 1 " $4; next }
+		$1 == "FIO" { mbs[$2] = $3; iops[$2] = $4; kib[$2] = $5; next }
+		{ mmio[$1] = $2; ex[$1] = $3; cpu[$1] = $4; order[++k] = $1 }
+		END {
+			for (i = 1; i <= k; i++) {
+				j = order[i]
+				if (!(j in kib) || kib[j] == 0) continue
+				mib = kib[j] / 1024
+				printf "BENCH %s-%s-MiB/s %.1f MiB/s\n", n, j, mbs[j]
+				printf "BENCH %s-%s-IOPS %d IOPS\n", n, j, iops[j]
+				printf "BENCH %s-%s-user-exits/MiB %.2f exits\n", n, j, mmio[j] / mib
+				printf "BENCH %s-%s-all-exits/MiB %.1f exits\n", n, j, ex[j] / mib
+				printf "BENCH %s-%s-VMM-CPU-s/GiB %.2f s\n", n, j, cpu[j] / hz / (mib / 1024)
+			}
+		}' /tmp/fio.counters
+	rm -f /tmp/fio.counters
+}
+guest="-k Image -i guest-guest-fio.cpio.gz -m 512 -d /tmp/fio.img"
+for c in 1 2; do
+	for round in 1 2; do
+		run "lkvm-r$round-c$c" ./lkvm run $guest -c $c --irqchip aia
+		[ -x ./kvmtool ] && run "kvmtool-r$round-c$c" ./kvmtool run $guest -c $c \
+			--virtio-transport mmio -p console=ttyS0
+	done
+done
+exit 0

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs in the emulated host: fio with --verify=crc32c over the whole of a
+# 48 MiB disk, 2 vCPUs and 2 request queues (tests/e2e/guest/fio-verify.sh).
+# Every block written at queue depth 16 through io_uring reads back with
+# its checksum; both queues carried requests (lkvm --debug counts them).
+. ./lib.sh
+
+rm -f /tmp/fio.img
+dd if=/dev/zero of=/tmp/fio.img bs=1M count=48 2>/dev/null
+LKVM_TIMEOUT=240 lkvm /tmp/f.log --debug -k Image -i guest-fio-verify.cpio.gz \
+	-m 256 -c 2 -d /tmp/fio.img
+t fio-verify-status [ $rc -eq 0 ]
+t fio-verify-2-queues has "guest-vda-queues: 2" /tmp/f.log
+t fio-verify-io_uring has "virtio-blk I/O engine: io_uring" /tmp/f.log
+t fio-verify-ok has "guest-fio-verify: ok" /tmp/f.log
+t fio-verify-wrote-whole-disk has "guest-fio-written-KiB: 49152" /tmp/f.log
+t fio-verify-read-back-whole-disk has "guest-fio-read-KiB: 49152" /tmp/f.log
+# Both queues were used: "requests per queue: A B" with A and B non-zero.
+both_queues() {
+	tr -d '\r' </tmp/f.log |
+		sed -n 's/.*virtio-blk requests per queue: \([0-9]*\) \([0-9]*\)$/\1 \2/p' |
+		awk '$1 > 0 && $2 > 0 { ok = 1 } END { exit !ok }'
+}
+t fio-verify-both-queues-used both_queues
+exit $fail
