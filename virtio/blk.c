@@ -484,8 +484,11 @@ static void blk_rearm(struct virtio_blk *blk)
 	}
 }
 
-/* Lock held: take chains from a live queue q within the budget. */
-static void blk_process(struct virtio_blk *blk, unsigned int q)
+/*
+ * Lock held: take chains from a live queue q within the budget; true when
+ * the budget ran out with chains left.
+ */
+static bool blk_process(struct virtio_blk *blk, unsigned int q)
 {
 	bool budget = blk->aio || blk->rearm;
 	uint64_t bytes = 0;
@@ -493,7 +496,7 @@ static void blk_process(struct virtio_blk *blk, unsigned int q)
 	int64_t n = 0;
 
 	if (!virtio_mmio_queue_live(&blk->vm, q))
-		return;
+		return false;
 	for (chains = 0; !budget || (chains < VIRTIO_BLK_BUDGET_CHAINS &&
 				     bytes < VIRTIO_BLK_BUDGET_BYTES);
 	     chains++) {
@@ -502,16 +505,13 @@ static void blk_process(struct virtio_blk *blk, unsigned int q)
 			break;
 		bytes += n;
 	}
-	if (blk->aio && blk->aio->ops->commit)
-		blk->aio->ops->commit(blk->aio);
-	if (n >= 0)
-		blk_rearm(blk); /* the budget ran out: come back later */
-	virtio_mmio_signal_used(&blk->vm, q);
+	return n >= 0;
 }
 
-static void blk_notify(void *opaque, unsigned int q)
+static void blk_commit(struct virtio_blk *blk)
 {
-	blk_process(opaque, q);
+	if (blk->aio && blk->aio->ops->commit)
+		blk->aio->ops->commit(blk->aio);
 }
 
 /* Lock held: the engine's finished calls, in any order. */
@@ -535,19 +535,48 @@ static void blk_reap(struct virtio_blk *blk)
 	}
 }
 
+/*
+ * Lock held, after a pass over the queues: hand the pass's requests to the
+ * engine in one go, take what finished meanwhile (io_uring completes a
+ * page-cache hit inside the submit: its interrupt goes out in this pass,
+ * not after another wake-up of the I/O thread), start the flushes those
+ * writes released, and interrupt the guest once per queue for all of it.
+ * more: the budget ran out with chains left, so come back later.
+ */
+static void blk_settle(struct virtio_blk *blk, bool more)
+{
+	blk_commit(blk);
+	if (blk->aio) {
+		blk_reap(blk);
+		blk_unpark(blk);
+		blk_commit(blk);
+	}
+	if (more)
+		blk_rearm(blk); /* after the reap, which drains the eventfd */
+	for (unsigned int q = 0; q < blk->vm.dev.num_queues; q++)
+		virtio_mmio_signal_used(&blk->vm, q);
+}
+
+static void blk_notify(void *opaque, unsigned int q)
+{
+	struct virtio_blk *blk = opaque;
+
+	blk_settle(blk, blk_process(blk, q));
+}
+
 void virtio_blk_poll(struct virtio_blk *blk)
 {
 	unsigned int nq = blk->vm.dev.num_queues;
+	bool more = false;
 
 	virtio_mmio_lock(&blk->vm);
 	blk_reap(blk);
 	blk_unpark(blk);
 	/* The shared slots go to each queue first in turn. */
 	for (unsigned int i = 0; i < nq; i++)
-		blk_process(blk, (blk->next_q + i) % nq);
+		more |= blk_process(blk, (blk->next_q + i) % nq);
 	blk->next_q = (blk->next_q + 1) % nq;
-	if (blk->aio && blk->aio->ops->commit)
-		blk->aio->ops->commit(blk->aio); /* flushes unparked above */
+	blk_settle(blk, more);
 	virtio_mmio_unlock(&blk->vm);
 }
 

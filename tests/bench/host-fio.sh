@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs in an emulated host with an AIA (scripts/bench.sh): fio in the same
-# guest under lkvm (--irqchip aia) and, when it was added as ./kvmtool,
+# guest under lkvm (--irqchip aia, virtio-mmio) and, when it was added as ./kvmtool,
 # kvmtool (virtio-mmio, the in-kernel AIA), alternating A B A B, with 1 and
 # 2 vCPUs.  Around each fio job (the guest's "fio-begin"/"fio-end" lines)
 # it reads the host kernel's KVM statistics (debugfs,
@@ -63,7 +63,8 @@ run() {
 guest="-k Image -i guest-guest-fio.cpio.gz -m 512 -d /tmp/fio.img"
 for c in 1 2; do
 	for round in 1 2; do
-		run "lkvm-r$round-c$c" ./lkvm run $guest -c $c --irqchip aia
+		run "lkvm-r$round-c$c" ./lkvm run $guest -c $c --irqchip aia \
+			--virtio-transport mmio
 		[ -x ./kvmtool ] && run "kvmtool-r$round-c$c" ./kvmtool run $guest -c $c \
 			--virtio-transport mmio -p console=ttyS0
 	done
