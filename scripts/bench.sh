@@ -14,12 +14,13 @@ bench() {
 		{ tail -20 "$log"; die "benchmark run failed (log: $log)"; }
 	stage_done
 }
-# BENCH_ONLY=NAME runs one group: boot, blk, net, irqchip or fio.
+# BENCH_ONLY=NAME runs one group: boot, blk, net, irqchip or fio;
+# BENCH_ONLY=report prints the tables of the last run again.
 only=${BENCH_ONLY:-}
 want() {
 	[ -z "$only" ] || [ "$only" = "$1" ]
 }
-: >"$log"
+[ "$only" = report ] || : >"$log"
 kvmtool_add=()
 if [ -n "${KVMTOOL:-}" ]; then
 	[ -x "$KVMTOOL" ] || die "KVMTOOL=$KVMTOOL is not an executable"
@@ -53,13 +54,13 @@ if want fio; then
 fi
 printf '%-36s %s\n' "measure" "value"
 sed -n 's/^BENCH \([^ ]*\) \(.*\)$/\1 \2/p' "$log" | tr -d '\r' |
-	grep -v '^\(lkvm\|kvmtool\)-r[0-9]-c' |
+	{ grep -v '^\(lkvm\|kvmtool\)-r[0-9]-c' || true; } |
 	while read -r name value unit; do
 		printf '%-36s %s %s\n' "$name" "$value" "$unit"
 	done
 
 # The irqchip runs side by side: the mean of the rounds, and ratios.
-if want irqchip; then
+if want irqchip || [ "$only" = report ]; then
 echo
 printf '%-28s %10s %10s %10s %12s %12s\n' "per VMM (mean of rounds)" \
 	"lkvm-aia" "lkvm-plic" "kvmtool" "aia/plic" "aia/kvmtool"
