@@ -1,0 +1,62 @@
+#!/bin/sh
+# Guest side of lkvm-stall.sh; rvkvm.stall=MODE on the command line says
+# what to do:
+#   flood      flood every console (ttyS0, the SBI console hvc0, the
+#              virtio console hvc1), meanwhile write 2 MiB to /dev/vda with
+#              fsync and read 2 MiB more, then put a marker with the data's
+#              MD5 in sector 0 and power off (stdout is stalled: the host
+#              checks the disk image)
+#   floodhold  the same, then keep flooding until killed
+#   busy       spin on both vCPUs
+#   idle       sleep (the vCPUs wait in WFI)
+#   disk       keep /dev/vda busy with reads and writes
+#   reboot     reboot at once, every boot
+mode=$(sed -n 's/.*rvkvm\.stall=\([a-z]*\).*/\1/p' /proc/cmdline)
+
+flood() {
+	for t in ttyS0 hvc0 hvc1; do
+		[ -c /dev/$t ] || continue
+		nice -n 19 sh -c "yes guest-flood-$t >/dev/$t" 2>/dev/null &
+	done
+}
+
+disk_work() {
+	dd if=/dev/urandom of=/tmp/data bs=64k count=32 2>/dev/null
+	dd if=/tmp/data of=/dev/vda bs=64k seek=16 conv=fsync 2>/dev/null
+	dd if=/dev/vda of=/dev/null bs=64k skip=64 count=32 2>/dev/null
+	sum=$(md5sum </tmp/data | cut -c1-32)
+	printf 'guest-stall-disk %s %s\n' "$1" "$sum" |
+		dd of=/dev/vda bs=512 conv=sync,fsync 2>/dev/null
+	echo "guest-stall-disk-done $1"
+}
+
+case "$mode" in
+flood | floodhold)
+	flood
+	sleep 2
+	disk_work "$mode"
+	[ "$mode" = floodhold ] && sleep 600
+	;;
+busy)
+	(while :; do :; done) &
+	echo "guest-stall-busy"
+	while :; do :; done
+	;;
+idle)
+	echo "guest-stall-idle"
+	sleep 600
+	;;
+disk)
+	(while :; do dd if=/dev/vda of=/dev/null bs=1M 2>/dev/null; done) &
+	(while :; do
+		dd if=/dev/zero of=/dev/vda bs=1M count=4 seek=4 conv=fsync 2>/dev/null
+	done) &
+	sleep 1
+	echo "guest-stall-disk-busy"
+	sleep 600
+	;;
+reboot)
+	echo "guest-stall-rebooting"
+	reboot -f
+	;;
+esac
