@@ -14,7 +14,10 @@
  * is writable.  When the buffer is full:
  *  - virtio-console: back-pressure.  Transmit chains stay in the guest's
  *    ring, so the guest's writers wait, not the VMM; the console thread
- *    resumes the queue once half the buffer is free again.
+ *    resumes the queue once half the buffer is free again.  (Linux's
+ *    driver waits for each hvc buffer spinning with interrupts off, so
+ *    the writing vCPU is held until stdout drains: like a serial line
+ *    with flow control, a guest with one vCPU stops meanwhile.)
  *  - SBI DBCN console_write: a partial write (even of 0 bytes), which
  *    Linux's hvc driver retries.
  *  - UART, legacy SBI putchar, DBCN write_byte: the byte is dropped and

@@ -21,7 +21,13 @@ mkfifo /tmp/stall.fifo
 # would block; nobody closes it, so they never fail with EPIPE.
 exec 5<>/tmp/stall.fifo
 
-dd if=/dev/zero of=/tmp/st.img bs=1M count=0 seek=8 2>/dev/null
+# new_img FILE MIB: an empty sparse image (dd alone keeps old data).
+new_img() {
+	rm -f "$1"
+	dd if=/dev/zero of="$1" bs=1M count=0 seek="$2" 2>/dev/null
+}
+
+new_img /tmp/st.img 8
 t0=$(now_ms)
 timeout 240 ./lkvm run $irqchip_args -k Image -i guest-stall.cpio.gz \
 	-m 128 -c 2 -d /tmp/st.img --console virtio --nodefaults \
@@ -44,15 +50,15 @@ timeout 5 dd bs=4096 count=16 <&5 >/tmp/pipe.out 2>/dev/null
 t stall-flood-pipe-got-boot-log has "Linux version" /tmp/pipe.out
 exec 5<&-
 
-# sig_case NAME SIGNAL WAIT ARGS...: start lkvm with ARGS (console and
-# messages in /tmp/NAME.log, or with NAME stalled into the stalled pipe),
+# sig_case WHAT SIGNAL WAIT ARGS...: start lkvm with ARGS (console and
+# messages in /tmp/WHAT.log, or with WHAT stalled into the stalled pipe),
 # wait (a number: seconds; else a pattern in the log or, for a stalled
 # stdout, in the disk image), send SIGNAL, and time the exit.
 sig_case() {
-	name=$1 sig=$2 until=$3
+	what=$1 sig=$2 until=$3
 	shift 3
-	log=/tmp/$name.log
-	if [ "$name" = stalled ]; then
+	log=/tmp/$what.log
+	if [ "$what" = stalled ]; then
 		exec 5<>/tmp/stall.fifo
 		./lkvm run $irqchip_args "$@" </dev/null >/tmp/stall.fifo 2>&1 &
 		log=/tmp/st.img
@@ -78,11 +84,11 @@ sig_case() {
 	rc=$?
 	ms=$(($(now_ms) - t0))
 	kill $watchdog 2>/dev/null
-	[ "$name" = stalled ] && exec 5<&-
-	[ "$name" = stalled ] || sed 's/^/  | /' $log | tail -5
-	echo "  SIG$sig while $name: lkvm exit status $rc after $ms ms"
-	t sig-$name-status [ $rc -eq 3 ]
-	t sig-$name-within-1s [ $ms -le 1000 ]
+	[ "$what" = stalled ] && exec 5<&-
+	[ "$what" = stalled ] || sed 's/^/  | /' $log | tail -5
+	echo "  SIG$sig while $what: lkvm exit status $rc after $ms ms"
+	t sig-$what-status [ $rc -eq 3 ]
+	t sig-$what-within-1s [ $ms -le 1000 ]
 }
 
 img="-m 128 -c 2 -k Image -i guest-stall.cpio.gz"
@@ -93,10 +99,10 @@ t sig-kernel-says-why has "stopped by Interrupt" /tmp/kernel.log
 sig_case busy TERM guest-stall-busy $img -p rvkvm.stall=busy
 sig_case idle HUP guest-stall-idle $img -p rvkvm.stall=idle
 t sig-idle-says-why has "stopped by Hangup" /tmp/idle.log
-dd if=/dev/zero of=/tmp/st.img bs=1M count=0 seek=8 2>/dev/null
+new_img /tmp/st.img 8
 sig_case stalled TERM "guest-stall-disk floodhold" $img -d /tmp/st.img \
 	--console virtio --nodefaults -p "console=ttyS0 rvkvm.stall=floodhold"
 sig_case reboot TERM "guest reboot (2)" $img -p rvkvm.stall=reboot
-dd if=/dev/zero of=/tmp/dk.img bs=1M count=0 seek=64 2>/dev/null
+new_img /tmp/dk.img 64
 sig_case disk TERM guest-stall-disk-busy $img -d /tmp/dk.img -p rvkvm.stall=disk
 exit $fail
