@@ -21,7 +21,9 @@
  * its bytes went out, and processing stops; virtio_console_tx_resume()
  * (the output has room again) goes on from there.  So a stalled output
  * holds the guest's buffers, never a host thread: the guest's driver
- * runs out of transmit buffers and its writers wait.  An emergency
+ * runs out of transmit buffers and its writers wait.  For how long is
+ * the output's choice: it may take the bytes and drop them instead (the
+ * VMM's console does after a short while, see vmm/cons.c).  An emergency
  * write the output cannot take is dropped (logged once).
  *
  * Receive: virtio_console_receive() is the host side's input path.  The

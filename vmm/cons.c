@@ -12,14 +12,18 @@
  * (a pipe nobody reads, a terminal stopped with Ctrl-S) bytes wait in the
  * buffer and the console thread writes them whenever poll() says stdout
  * is writable.  When the buffer is full:
- *  - virtio-console: back-pressure.  Transmit chains stay in the guest's
- *    ring, so the guest's writers wait, not the VMM; the console thread
- *    resumes the queue once half the buffer is free again.  (Linux's
- *    driver waits for each hvc buffer spinning with interrupts off, so
- *    the writing vCPU is held until stdout drains: like a serial line
- *    with flow control, a guest with one vCPU stops meanwhile.)
+ *  - virtio-console: back-pressure, for CONS_STALL_MS at most.  Transmit
+ *    chains stay in the guest's ring, so the guest's writer waits, not
+ *    the VMM; the console thread resumes the queue once half the buffer
+ *    is free again.  A slow stdout thus loses nothing.  But if stdout
+ *    takes nothing for CONS_STALL_MS, output is dropped (and counted)
+ *    until the buffer is half empty again: Linux's virtio console driver
+ *    waits for each hvc buffer spinning with interrupts off, and a vCPU
+ *    held so for long hangs the whole guest (QEMU drops console output
+ *    on a full chardev for the same reason).
  *  - SBI DBCN console_write: a partial write (even of 0 bytes), which
- *    Linux's hvc driver retries.
+ *    Linux's hvc driver retries sleeping; dropped after CONS_STALL_MS
+ *    too.
  *  - UART, legacy SBI putchar, DBCN write_byte: the byte is dropped and
  *    counted (a real UART cannot hold it either without stalling the
  *    vCPU); the first drop is logged at once, the total at exit.
@@ -95,8 +99,8 @@ int cons_init(struct cons *c, struct vm *vm)
 		pr_err("eventfd: %s", strerror(errno));
 		return ret;
 	}
-	ret = outbuf_init(&c->ob, c->ob_ring, sizeof(c->ob_ring), cons_out_wake,
-			  c);
+	ret = outbuf_init(&c->ob, c->ob_ring, sizeof(c->ob_ring), CONS_STALL_MS,
+			  cons_out_wake, c);
 	if (ret) {
 		close(c->out_fd);
 		return ret;
@@ -190,17 +194,9 @@ static bool cons_read(struct cons *c, uint8_t *buf, size_t *len, size_t size)
 	return true;
 }
 
-/*
- * Write buffered output as far as stdout takes it; wake a refused
- * virtio-console; report the first drop and a failed stdout once.
- */
-static void cons_drain(struct cons *c)
+/* Report the first drop, or a failed stdout, once. */
+static void cons_report(struct cons *c, ssize_t ret)
 {
-	bool room;
-	ssize_t ret = outbuf_flush(&c->ob, &room);
-
-	if (room && c->vcon_live)
-		virtio_console_tx_resume(&c->vcon);
 	if (c->warned || (ret >= 0 && !outbuf_dropped(&c->ob)))
 		return;
 	c->warned = true;
@@ -209,8 +205,40 @@ static void cons_drain(struct cons *c)
 			strerror((int)-ret));
 	else
 		pr_warn("stdout is not taking guest console output: "
-			"serial and SBI console bytes are dropped, "
-			"virtio-console waits");
+			"it is dropped until stdout drains");
+}
+
+/*
+ * Write buffered output as far as stdout takes it; wake a refused
+ * virtio-console.
+ */
+static void cons_drain(struct cons *c)
+{
+	bool room;
+	ssize_t ret = outbuf_flush(&c->ob, &room);
+
+	if (room && c->vcon_live)
+		virtio_console_tx_resume(&c->vcon);
+	cons_report(c, ret);
+}
+
+/*
+ * The poll timeout: 5 ms while input waits for the guest, or until a
+ * refused producer's CONS_STALL_MS are up; none otherwise.  Once they
+ * are up, output is dropped: the virtio console goes on (and drops).
+ */
+static int cons_timeout(struct cons *c, size_t len)
+{
+	bool resume;
+	long wait = outbuf_wait_ms(&c->ob, &resume);
+
+	if (resume && c->vcon_live)
+		virtio_console_tx_resume(&c->vcon);
+	if (resume)
+		cons_report(c, 0);
+	if (len && (wait < 0 || wait > 5))
+		return 5;
+	return wait < 0 ? -1 : (int)wait + 1;
 }
 
 static void *cons_thread(void *arg)
@@ -236,7 +264,7 @@ static void *cons_thread(void *arg)
 			memmove(buf, buf + took, len - took);
 			len -= took;
 		}
-		if (poll(pfd, 4, len ? 5 : -1) < 0 && errno != EINTR)
+		if (poll(pfd, 4, cons_timeout(c, len)) < 0 && errno != EINTR)
 			return NULL;
 		if (pfd[1].revents)
 			return NULL;

@@ -23,6 +23,8 @@
 #define CONS_OUT_SIZE (64 * 1024)
 /* At exit, how long buffered output may wait for a slow stdout. */
 #define CONS_FLUSH_MS 300
+/* How long virtio-console and SBI writes are held back, then dropped. */
+#define CONS_STALL_MS 200
 
 struct cons {
 	struct vm *vm;

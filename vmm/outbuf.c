@@ -5,14 +5,25 @@
 
 #include "outbuf.h"
 
+static long ob_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 int outbuf_init(struct outbuf *ob, uint8_t *ring, size_t size,
-		void (*wake)(void *opaque), void *wake_opaque)
+		unsigned int stall_ms, void (*wake)(void *opaque),
+		void *wake_opaque)
 {
 	if (!ring || !size)
 		return -EINVAL;
 	*ob = (struct outbuf){
 		.ring = ring,
 		.size = size,
+		.stall_ms = stall_ms,
 		.wake = wake,
 		.wake_opaque = wake_opaque,
 	};
@@ -93,6 +104,7 @@ size_t outbuf_put(struct outbuf *ob, const uint8_t *buf, size_t len, bool lossy)
 	size_t took = 0;
 
 	pthread_mutex_lock(&ob->lock);
+	lossy |= ob->dropping;
 	if (!ob->error && !ob->len && ob->sink.write)
 		took = ob_write_through(ob, buf, len);
 	if (ob->error) {
@@ -104,8 +116,12 @@ size_t outbuf_put(struct outbuf *ob, const uint8_t *buf, size_t len, bool lossy)
 	if (took < len && lossy) {
 		atomic_fetch_add(&ob->dropped, len - took);
 		took = len;
-	} else if (took < len) {
+	} else if (took < len && !ob->wanted) {
+		/* The drainer must time the wait (outbuf_wait_ms()). */
 		ob->wanted = true;
+		clock_gettime(CLOCK_MONOTONIC, &ob->refused_at);
+		if (ob->wake)
+			ob->wake(ob->wake_opaque);
 	}
 	pthread_mutex_unlock(&ob->lock);
 	return took;
@@ -132,9 +148,30 @@ ssize_t outbuf_flush(struct outbuf *ob, bool *room)
 	*room = ob->wanted && (ob->error || ob->len <= ob->size / 2);
 	if (*room)
 		ob->wanted = false;
+	if (ob->len <= ob->size / 2)
+		ob->dropping = false;
 	ret = ob->error ? ob->error : (ssize_t)ob->len;
 	pthread_mutex_unlock(&ob->lock);
 	return ret;
+}
+
+long outbuf_wait_ms(struct outbuf *ob, bool *resume)
+{
+	long left = -1;
+
+	*resume = false;
+	pthread_mutex_lock(&ob->lock);
+	if (ob->wanted) {
+		left = ob->stall_ms - ob_ms_since(&ob->refused_at);
+		if (left <= 0) {
+			ob->wanted = false;
+			ob->dropping = true;
+			*resume = true;
+			left = -1;
+		}
+	}
+	pthread_mutex_unlock(&ob->lock);
+	return left;
 }
 
 size_t outbuf_pending(struct outbuf *ob)

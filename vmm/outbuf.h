@@ -10,6 +10,14 @@
  * drainer (the console thread) calls outbuf_flush() when the sink is
  * writable and, when it reports room, wakes the refused producers.
  *
+ * Back-pressure is bounded in time: once a refused producer has waited
+ * stall_ms without the drainer finding room (stdout is stalled, not just
+ * slow), outbuf_wait_ms() turns the buffer to dropping: back-pressured
+ * output is then taken and dropped (counted) like lossy output, until a
+ * flush leaves the ring half empty again.  A producer that cannot wait
+ * long (Linux's virtio console driver spins with interrupts off until
+ * its buffer comes back) is so held for stall_ms at most.
+ *
  * A sink that fails (EPIPE: nobody will ever read, EIO) turns the buffer
  * broken: from then on output is discarded and counted as dropped.  Bytes
  * are never reordered: a producer writes through only while the ring is
@@ -27,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* Where buffered bytes go: bytes taken, -EAGAIN when full, or -errno. */
 struct outbuf_sink {
@@ -39,17 +48,27 @@ struct outbuf {
 	uint8_t *ring;
 	size_t size, head, len;	 /* len bytes wait from ring[head] on */
 	struct outbuf_sink sink; /* write NULL: none yet, bytes wait */
-	/* Called (lock held) when bytes start to wait: poll the sink. */
+	/*
+	 * Called (lock held) when bytes start to wait (poll the sink) and
+	 * when a producer is first refused (time its wait).
+	 */
 	void (*wake)(void *opaque);
 	void *wake_opaque;
-	bool wanted; /* a back-pressured producer was refused */
-	int error;   /* the sink's failure (-errno): output discarded */
+	bool wanted;		    /* a back-pressured producer was refused */
+	bool dropping;		    /* stalled too long: see outbuf_wait_ms() */
+	unsigned int stall_ms;	    /* how long a producer may be refused */
+	struct timespec refused_at; /* when wanted was set */
+	int error; /* the sink's failure (-errno): output discarded */
 	atomic_ulong dropped;
 };
 
-/* An empty buffer on ring[0..size), no sink; wake may be NULL. */
+/*
+ * An empty buffer on ring[0..size), no sink; wake may be NULL; refused
+ * producers wait at most stall_ms (see above).
+ */
 int outbuf_init(struct outbuf *ob, uint8_t *ring, size_t size,
-		void (*wake)(void *opaque), void *wake_opaque);
+		unsigned int stall_ms, void (*wake)(void *opaque),
+		void *wake_opaque);
 void outbuf_destroy(struct outbuf *ob);
 
 /* Attach (sink) or detach (NULL) the sink. */
@@ -71,6 +90,14 @@ size_t outbuf_put(struct outbuf *ob, const uint8_t *buf, size_t len,
  * again now (reported once per refusal).
  */
 ssize_t outbuf_flush(struct outbuf *ob, bool *room);
+
+/*
+ * For the drainer's poll timeout: the milliseconds a refused producer
+ * may still wait, or -1 when none waits.  When its time is up the buffer
+ * turns to dropping, *resume is set (wake the producers: their output is
+ * taken now) and -1 is returned.
+ */
+long outbuf_wait_ms(struct outbuf *ob, bool *resume);
 
 /* Bytes waiting in the ring. */
 size_t outbuf_pending(struct outbuf *ob);

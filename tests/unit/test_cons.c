@@ -129,6 +129,11 @@ static void test_stalled_stdout_never_blocks(void **state)
 			 0);
 	assert_int_equal(took, 1024 * sizeof(chunk));
 	assert_true(ms < 1000);
+	/* held back for CONS_STALL_MS at most, then taken and dropped */
+	usleep((CONS_STALL_MS + 150) * 1000);
+	assert_int_equal(f->cons.vcon_out.write(f->cons.vcon_out.opaque, chunk,
+						sizeof(chunk)),
+			 sizeof(chunk));
 	assert_true(outbuf_dropped(&f->cons.ob) >= 1024 * 1024 - 2 * 65536);
 	ms = stop_ms(f);
 	assert_true(ms >= CONS_FLUSH_MS - 20 && ms < CONS_FLUSH_MS + 700);

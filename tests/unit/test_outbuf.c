@@ -23,6 +23,7 @@
 #include "vmm/outfd.h"
 
 #define RING 16
+#define STALL_MS 50
 
 /* A scripted sink: takes at most 'room' bytes, or fails with 'err'. */
 struct sink {
@@ -71,7 +72,7 @@ static int setup(void **state)
 	const struct outbuf_sink sink = { sink_write, &f->sink };
 
 	log_level = -1;
-	if (!f || outbuf_init(&f->ob, f->ring, RING, fx_wake, f))
+	if (!f || outbuf_init(&f->ob, f->ring, RING, STALL_MS, fx_wake, f))
 		return -1;
 	f->sink.room = SIZE_MAX;
 	outbuf_set_sink(&f->ob, &sink);
@@ -188,6 +189,41 @@ static void test_full_back_pressure(void **state)
 	assert_got(f, "0123456789abcdefXYZ");
 }
 
+/*
+ * A refused producer waits STALL_MS at most: then output is dropped
+ * (counted) until a flush leaves the ring half empty; then back-pressure
+ * again.
+ */
+static void test_stall_turns_to_dropping(void **state)
+{
+	struct fx *f = *state;
+	bool resume, room;
+	long left;
+
+	f->sink.room = 0;
+	assert_int_equal(outbuf_wait_ms(&f->ob, &resume), -1);
+	assert_int_equal(put(f, "0123456789abcdefXYZ", false), RING);
+	assert_int_equal(f->wakes, 2); /* bytes wait; a producer waits */
+	left = outbuf_wait_ms(&f->ob, &resume);
+	assert_true(left > 0 && left <= STALL_MS);
+	assert_false(resume);
+	usleep((STALL_MS + 10) * 1000);
+	assert_int_equal(outbuf_wait_ms(&f->ob, &resume), -1);
+	assert_true(resume);
+	/* dropping: the refused producer's output is taken, and counted */
+	assert_int_equal(put(f, "XYZ", false), 3);
+	assert_int_equal(outbuf_dropped(&f->ob), 3);
+	assert_int_equal(outbuf_wait_ms(&f->ob, &resume), -1);
+	assert_false(resume);
+	/* stdout drains to half: back-pressure again, nothing lost since */
+	f->sink.room = RING / 2;
+	assert_int_equal(outbuf_flush(&f->ob, &room), RING / 2);
+	assert_false(room);
+	assert_int_equal(put(f, "0123456789", false), RING / 2);
+	assert_int_equal(outbuf_dropped(&f->ob), 3);
+	assert_true(outbuf_wait_ms(&f->ob, &resume) > 0);
+}
+
 /* Full, lossy: everything is "taken", what did not fit is counted. */
 static void test_full_lossy_counts(void **state)
 {
@@ -261,8 +297,8 @@ static void test_init_errors(void **state)
 	uint8_t ring[4];
 
 	(void)state;
-	assert_int_equal(outbuf_init(&ob, NULL, 4, NULL, NULL), -EINVAL);
-	assert_int_equal(outbuf_init(&ob, ring, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(outbuf_init(&ob, NULL, 4, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(outbuf_init(&ob, ring, 0, 0, NULL, NULL), -EINVAL);
 }
 
 /* --- the real thing: a pipe nobody reads ------------------------------- */
@@ -299,7 +335,8 @@ static void test_stalled_pipe(void **state)
 	assert_int_equal(o.kind, OUTFD_REOPENED);
 	assert_int_not_equal(o.fd, p[1]);
 	assert_false(fcntl(p[1], F_GETFL) & O_NONBLOCK);
-	assert_int_equal(outbuf_init(&ob, ring, sizeof(ring), NULL, NULL), 0);
+	assert_int_equal(outbuf_init(&ob, ring, sizeof(ring), 100, NULL, NULL),
+			 0);
 	outbuf_set_sink(&ob, &sink);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned int i = 0; i < 256; i++) { /* 1 MiB */
@@ -401,6 +438,7 @@ int main(void)
 		T(test_eagain_buffers),
 		T(test_partial_writes),
 		T(test_full_back_pressure),
+		T(test_stall_turns_to_dropping),
 		T(test_full_lossy_counts),
 		T(test_sink_error),
 		T(test_sink_error_write_through),
