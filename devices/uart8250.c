@@ -332,8 +332,9 @@ static void uart_mmio_write(void *opaque, uint64_t offset, const void *data,
 	tx = uart_write_reg(u, offset, val);
 	uart_update_irq(u);
 	pthread_mutex_unlock(&u->lock);
+	/* The sink takes or drops the byte: the UART holds none. */
 	if (tx && u->out.write)
-		u->out.write(u->out.opaque, &val, 1);
+		(void)u->out.write(u->out.opaque, &val, 1);
 }
 
 /* Power-on values; DLL, DLM and SCR are undefined on the chip: zero here. */

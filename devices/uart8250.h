@@ -5,7 +5,9 @@
  * Eight byte-wide registers at offsets 0..7 (reg-shift 0) of a
  * LAYOUT_UART_SIZE window; the rest of the window reads as zero.
  * Transmission is immediate: every byte written to THR goes straight to the
- * char_out sink, so THRE and TEMT are always set.  Host input enters through
+ * char_out sink, so THRE and TEMT are always set; a sink that is full
+ * drops the byte (the VMM's console counts and reports drops), so a
+ * stalled host terminal never holds the vCPU.  Host input enters through
  * uart8250_receive(), which takes only what fits in the receiver (16 bytes
  * with the FIFO enabled, 1 without, none in loopback), so the caller keeps
  * the rest and no input is ever lost; the console thread can poll

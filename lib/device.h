@@ -81,9 +81,16 @@ struct dev_res {
 	uint32_t phandle; /* the device's own phandle; 0: none */
 };
 
-/* A byte sink, e.g. the UART's transmitter or the SBI console. */
+/*
+ * A byte sink, e.g. the UART's transmitter or virtio-console's transmitq.
+ * write() returns the bytes it took, a prefix of buf; a sink that is full
+ * takes fewer.  A device that can hold the rest (virtio-console: in the
+ * guest's ring) offers it again later; one that cannot (a UART byte)
+ * leaves it to the sink, which then takes everything, dropping and
+ * counting what it has no room for.
+ */
 struct char_out {
-	void (*write)(void *opaque, const uint8_t *buf, size_t len);
+	size_t (*write)(void *opaque, const uint8_t *buf, size_t len);
 	void *opaque;
 };
 

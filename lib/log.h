@@ -3,6 +3,11 @@
  * Logging: one line per message on stderr, prefixed "lkvm: ".
  * Guest-caused conditions use pr_guest_once(): logged once per call site,
  * so a misbehaving guest cannot flood the host's log.
+ *
+ * A stalled stderr (a pipe nobody reads, a stopped terminal) never holds
+ * a thread for long once log_set_output() gave a non-blocking fd: a line
+ * waits at most LOG_STALL_MS for room, and while stderr stays stalled
+ * later lines are dropped at once (and counted).
  */
 #ifndef RVKVM_LOG_H
 #define RVKVM_LOG_H
@@ -13,6 +18,17 @@
 enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 extern int log_level;
+
+#define LOG_STALL_MS 200
+
+/*
+ * Write log lines to fd (non-blocking; sock: use send(MSG_DONTWAIT)), or
+ * with fd < 0 to stderr as it is.  Set while only one thread runs.
+ */
+void log_set_output(int fd, bool sock);
+
+/* Lines dropped so far because stderr was stalled. */
+unsigned long log_dropped(void);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -6,24 +6,56 @@
 #include "virtio/console.h"
 #include "lib/log.h"
 
-static void vcon_output(struct virtio_console *con, const uint8_t *buf,
-			size_t len)
+/* Offer bytes to the char output; returns how many it took. */
+static size_t vcon_output(struct virtio_console *con, const uint8_t *buf,
+			  size_t len)
 {
-	if (len)
-		con->out.write(con->out.opaque, buf, len);
+	size_t n;
+
+	if (!len)
+		return 0;
+	n = con->out.write(con->out.opaque, buf, len);
+	return n < len ? n : len;
 }
 
-/* Copy a transmit chain's readable bytes to the output, piece by piece. */
+/* Skip the bytes of the head chain that an earlier attempt output. */
+static void vcon_tx_skip(struct virtio_console *con, struct virtq_reader *r)
+{
+	uint64_t skip = con->tx_done;
+
+	while (skip) {
+		size_t n = virtq_reader_read(r, con->bounce,
+					     skip < sizeof(con->bounce) ?
+						     skip :
+						     sizeof(con->bounce));
+
+		if (!n)
+			break; /* the guest shortened the chain meanwhile */
+		skip -= n;
+	}
+}
+
+/*
+ * Copy a transmit chain's readable bytes to the output, piece by piece.
+ * When the output takes only part of a piece, the chain stays in the ring
+ * with tx_done recording how far it got (back-pressure).
+ */
 static int vcon_tx_chain(void *opaque, const struct virtq_chain *chain,
 			 uint32_t *len)
 {
 	struct virtio_console *con = opaque;
 	struct virtq_reader r;
-	size_t n;
+	size_t n, took;
 
 	virtq_reader_init(&r, chain);
-	while ((n = virtq_reader_read(&r, con->bounce, sizeof(con->bounce))))
-		vcon_output(con, con->bounce, n);
+	vcon_tx_skip(con, &r);
+	while ((n = virtq_reader_read(&r, con->bounce, sizeof(con->bounce)))) {
+		took = vcon_output(con, con->bounce, n);
+		con->tx_done += took;
+		if (took < n)
+			return -EAGAIN;
+	}
+	con->tx_done = 0;
 	*len = 0;
 	return 0;
 }
@@ -90,6 +122,19 @@ void virtio_console_set_rx_wake(struct virtio_console *con,
 	virtio_mmio_unlock(&con->vm);
 }
 
+void virtio_console_tx_resume(struct virtio_console *con)
+{
+	virtio_mmio_kick(&con->vm, VIRTIO_CONSOLE_TX_QUEUE);
+}
+
+/* Device reset: the partly output chain is gone with the rings. */
+static void vcon_reset(void *opaque)
+{
+	struct virtio_console *con = opaque;
+
+	con->tx_done = 0;
+}
+
 static void vcon_config_read(void *opaque, uint32_t offset, void *data,
 			     unsigned int len)
 {
@@ -110,11 +155,14 @@ static void vcon_config_write(void *opaque, uint32_t offset, const void *data,
 		return;
 	}
 	c = mmio_data_get(data, len);
-	vcon_output(con, &c, 1);
+	if (!vcon_output(con, &c, 1))
+		pr_once(LOG_WARN, "virtio-console: emergency write dropped: "
+				  "the console output is backed up");
 }
 
 static const struct virtio_dev_ops vcon_dev_ops = {
 	.notify = vcon_notify,
+	.reset = vcon_reset,
 	.config_read = vcon_config_read,
 	.config_write = vcon_config_write,
 };
@@ -139,6 +187,7 @@ int virtio_console_init(struct virtio_console *con, const struct dev_res *res,
 	con->out = *out;
 	con->rx_wake = NULL;
 	con->rx_wake_opaque = NULL;
+	con->tx_done = 0;
 	memset(con->config, 0, sizeof(con->config));
 	mmio_data_put(con->config + VIRTIO_CONSOLE_CFG_MAX_NR_PORTS, 4, 1);
 	return virtio_mmio_init(&con->vm, res, mem, irq, &dev);

@@ -15,14 +15,23 @@
  * device-readable bytes go to the char output, in order, at most
  * VIRTIO_CONSOLE_TX_PIECE bytes per write() call; device-writable
  * buffers of a transmit chain are ignored.  Each chain is returned with
- * used len 0 (the device wrote nothing).
+ * used len 0 (the device wrote nothing) once all its bytes were taken.
+ * Back-pressure: when the output takes fewer bytes than offered (it is
+ * full), the chain stays in the ring, the device remembers how many of
+ * its bytes went out, and processing stops; virtio_console_tx_resume()
+ * (the output has room again) goes on from there.  So a stalled output
+ * holds the guest's buffers, never a host thread: the guest's driver
+ * runs out of transmit buffers and its writers wait.  For how long is
+ * the output's choice: it may take the bytes and drop them instead (the
+ * VMM's console does after a short while, see vmm/cons.c).  An emergency
+ * write the output cannot take is dropped (logged once).
  *
  * Receive: virtio_console_receive() is the host side's input path.  The
  * device buffers nothing: bytes it cannot place are left with the caller,
  * who offers them again later (after the rx_wake hook, see below).
  *
- * Reset drops nothing but the transport state: transmit is synchronous in
- * the notification and receive holds no bytes, so no work is in flight.
+ * Reset drops the transport state and the count of a partly output
+ * chain: no other work is in flight (receive holds no bytes).
  *
  * The transport is embedded: register virtio_mmio_ops with opaque &con->vm
  * at con->vm.res.base / con->vm.res.size.
@@ -69,11 +78,13 @@ struct virtio_console {
 	uint8_t config[VIRTIO_CONSOLE_CONFIG_SIZE]; /* little-endian, fixed */
 	uint8_t bounce[VIRTIO_CONSOLE_TX_PIECE];    /* used under vm.lock */
 	struct virtq_chain chain; /* scratch, used under vm.lock */
+	uint64_t tx_done;	  /* bytes of the head transmit chain output */
 };
 
 /*
  * out is copied; out->write receives the guest's output (transmitq and
- * emergency writes), called with the transport lock held.  -EINVAL for a
+ * emergency writes), called with the transport lock held, and returns
+ * the bytes it took (see struct char_out).  -EINVAL for a
  * missing res or a missing out->write, or -errno.
  */
 int virtio_console_init(struct virtio_console *con, const struct dev_res *res,
@@ -90,6 +101,13 @@ void virtio_console_destroy(struct virtio_console *con);
  */
 void virtio_console_set_rx_wake(struct virtio_console *con,
 				void (*wake)(void *opaque), void *opaque);
+
+/*
+ * The output has room again: go on transmitting the chains it refused
+ * (and any posted since).  Takes the transport lock: call it without
+ * holding it, e.g. from the thread that drains the output.
+ */
+void virtio_console_tx_resume(struct virtio_console *con);
 
 /*
  * Host input for the guest: copy up to len bytes of buf, in order, into

@@ -1,40 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The console back-end.  Guest output (UART, SBI console, virtio-console)
- * is written to stdout on the thread that produced it.  One input thread
- * polls stdin, runs it through the Ctrl-A escape filter and offers it to
- * the guest's console; bytes the guest cannot take yet wait here, and at
- * end of input the guest keeps running.
+ * The console back-end.
+ *
+ * Output.  Guest output (UART, SBI console, virtio-console) goes into one
+ * bounded buffer (outbuf.h, CONS_OUT_SIZE bytes) on the thread that
+ * produced it, which never waits: while nothing is buffered and stdout
+ * takes the bytes they are written straight through, as before.  stdout
+ * is written through a private non-blocking file (outfd.c: a pipe or a
+ * terminal is reopened with O_NONBLOCK, so the file the shell shares with
+ * lkvm stays blocking whatever way lkvm ends).  When stdout is stalled
+ * (a pipe nobody reads, a terminal stopped with Ctrl-S) bytes wait in the
+ * buffer and the console thread writes them whenever poll() says stdout
+ * is writable.  When the buffer is full:
+ *  - virtio-console: back-pressure, for CONS_STALL_MS at most.  Transmit
+ *    chains stay in the guest's ring, so the guest's writer waits, not
+ *    the VMM; the console thread resumes the queue once half the buffer
+ *    is free again.  A slow stdout thus loses nothing.  But if stdout
+ *    takes nothing for CONS_STALL_MS, output is dropped (and counted)
+ *    until the buffer is half empty again: Linux's virtio console driver
+ *    waits for each hvc buffer spinning with interrupts off, and a vCPU
+ *    held so for long hangs the whole guest (QEMU drops console output
+ *    on a full chardev for the same reason).
+ *  - SBI DBCN console_write: a partial write (even of 0 bytes), which
+ *    Linux's hvc driver retries sleeping; dropped after CONS_STALL_MS
+ *    too.
+ *  - UART, legacy SBI putchar, DBCN write_byte: the byte is dropped and
+ *    counted (a real UART cannot hold it either without stalling the
+ *    vCPU); the first drop is logged at once, the total at exit.
+ * So no vCPU thread and no I/O thread ever blocks on stdout, and guest
+ * disk and network I/O (on the I/O thread) go on while stdout is stalled.
+ * At exit buffered output gets CONS_FLUSH_MS to drain.
+ *
+ * Input.  The same thread polls stdin, runs it through the Ctrl-A escape
+ * filter and offers it to the guest's console; bytes the guest cannot
+ * take yet wait here, and at end of input the guest keeps running.
  */
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cons.h"
 #include "lib/log.h"
 #include "term.h"
 
-/*
- * Guest output to stdout, on vCPU or I/O threads.  A stalled reader blocks
- * the caller; a stop request (which kicks vCPUs with a signal) ends the
- * wait and drops the rest, so a stop never hangs on stdout.
- */
-static void cons_stdout_write(void *opaque, const uint8_t *buf, size_t len)
+/* outbuf's wake (its lock held): output waits, poll stdout. */
+static void cons_out_wake(void *opaque)
+{
+	struct cons *c = opaque;
+	uint64_t one = 1;
+
+	/* A full counter means the thread is woken already. */
+	if (write(c->out_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* The UART's sink: takes every byte, dropping what does not fit. */
+static size_t cons_out_lossy(void *opaque, const uint8_t *buf, size_t len)
 {
 	struct cons *c = opaque;
 
-	while (len) {
-		ssize_t n = write(STDOUT_FILENO, buf, len);
+	return outbuf_put(&c->ob, buf, len, true);
+}
 
-		if (n < 0 && errno == EINTR && !atomic_load(&c->vm->stop))
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= n;
-	}
+/* virtio-console's sink: takes what fits, the rest stays in the ring. */
+static size_t cons_out_bp(void *opaque, const uint8_t *buf, size_t len)
+{
+	struct cons *c = opaque;
+
+	return outbuf_put(&c->ob, buf, len, false);
+}
+
+static size_t cons_hv_write(void *opaque, const uint8_t *buf, size_t len,
+			    bool partial)
+{
+	struct cons *c = opaque;
+
+	return outbuf_put(&c->ob, buf, len, !partial);
 }
 
 static size_t cons_hv_read(void *opaque, uint8_t *buf, size_t len)
@@ -44,16 +88,40 @@ static size_t cons_hv_read(void *opaque, uint8_t *buf, size_t len)
 	return hostcons_pop(&c->host, buf, len);
 }
 
-void cons_init(struct cons *c, struct vm *vm)
+int cons_init(struct cons *c, struct vm *vm)
 {
-	*c = (struct cons){ .vm = vm, .quit_fd = -1 };
-	c->out = (struct char_out){ .write = cons_stdout_write, .opaque = c };
+	int ret;
+
+	*c = (struct cons){ .vm = vm, .quit_fd = -1, .out_fd = -1 };
+	c->out_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->out_fd < 0) {
+		ret = -errno;
+		pr_err("eventfd: %s", strerror(errno));
+		return ret;
+	}
+	ret = outbuf_init(&c->ob, c->ob_ring, sizeof(c->ob_ring), CONS_STALL_MS,
+			  cons_out_wake, c);
+	if (ret) {
+		close(c->out_fd);
+		return ret;
+	}
+	c->out = (struct char_out){ .write = cons_out_lossy, .opaque = c };
+	c->vcon_out = (struct char_out){ .write = cons_out_bp, .opaque = c };
 	c->hv = (struct sbi_console){
-		.write = cons_stdout_write,
+		.write = cons_hv_write,
 		.read = cons_hv_read,
 		.opaque = c,
 	};
 	vm->sbi.console = &c->hv;
+	return 0;
+}
+
+void cons_fini(struct cons *c)
+{
+	c->vm->sbi.console = NULL;
+	outbuf_destroy(&c->ob);
+	close(c->out_fd);
+	c->out_fd = -1;
 }
 
 int cons_virtio_up(struct cons *c, struct board *b)
@@ -64,7 +132,7 @@ int cons_virtio_up(struct cons *c, struct board *b)
 	if (!slot)
 		return -ENOSPC;
 	ret = virtio_console_init(&c->vcon, &slot->res, &c->vm->mem,
-				  &slot->line, &c->out);
+				  &slot->line, &c->vcon_out);
 	if (ret) {
 		pr_err("cannot set up virtio-console: %s", strerror(-ret));
 		return ret;
@@ -126,6 +194,53 @@ static bool cons_read(struct cons *c, uint8_t *buf, size_t *len, size_t size)
 	return true;
 }
 
+/* Report the first drop, or a failed stdout, once. */
+static void cons_report(struct cons *c, ssize_t ret)
+{
+	if (c->warned || (ret >= 0 && !outbuf_dropped(&c->ob)))
+		return;
+	c->warned = true;
+	if (ret < 0)
+		pr_warn("stdout: %s: guest console output is discarded",
+			strerror((int)-ret));
+	else
+		pr_warn("stdout is not taking guest console output: "
+			"it is dropped until stdout drains");
+}
+
+/*
+ * Write buffered output as far as stdout takes it; wake a refused
+ * virtio-console.
+ */
+static void cons_drain(struct cons *c)
+{
+	bool room;
+	ssize_t ret = outbuf_flush(&c->ob, &room);
+
+	if (room && c->vcon_live)
+		virtio_console_tx_resume(&c->vcon);
+	cons_report(c, ret);
+}
+
+/*
+ * The poll timeout: 5 ms while input waits for the guest, or until a
+ * refused producer's CONS_STALL_MS are up; none otherwise.  Once they
+ * are up, output is dropped: the virtio console goes on (and drops).
+ */
+static int cons_timeout(struct cons *c, size_t len)
+{
+	bool resume;
+	long wait = outbuf_wait_ms(&c->ob, &resume);
+
+	if (resume && c->vcon_live)
+		virtio_console_tx_resume(&c->vcon);
+	if (resume)
+		cons_report(c, 0);
+	if (len && (wait < 0 || wait > 5))
+		return 5;
+	return wait < 0 ? -1 : (int)wait + 1;
+}
+
 static void *cons_thread(void *arg)
 {
 	struct cons *c = arg;
@@ -134,10 +249,14 @@ static void *cons_thread(void *arg)
 	bool eof = false;
 
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[4] = {
 			{ .fd = eof ? -1 : STDIN_FILENO, .events = POLLIN },
 			{ .fd = c->quit_fd, .events = POLLIN },
+			{ .fd = c->out_fd, .events = POLLIN },
+			{ .fd = outbuf_pending(&c->ob) ? c->stdout_fd.fd : -1,
+			  .events = POLLOUT },
 		};
+		uint64_t v;
 
 		if (len) {
 			size_t took = cons_deliver(c, buf, len);
@@ -145,17 +264,51 @@ static void *cons_thread(void *arg)
 			memmove(buf, buf + took, len - took);
 			len -= took;
 		}
-		if (poll(pfd, 2, len ? 5 : -1) < 0 && errno != EINTR)
+		if (poll(pfd, 4, cons_timeout(c, len)) < 0 && errno != EINTR)
 			return NULL;
 		if (pfd[1].revents)
 			return NULL;
+		if (pfd[2].revents && read(c->out_fd, &v, sizeof(v)) < 0)
+			v = 0;
+		if (pfd[2].revents || pfd[3].revents)
+			cons_drain(c);
 		if (pfd[0].revents && !cons_read(c, buf, &len, sizeof(buf)))
 			eof = true;
 	}
 }
 
+static long cons_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* At exit: buffered output gets CONS_FLUSH_MS to reach stdout. */
+static void cons_flush_final(struct cons *c)
+{
+	struct pollfd p = { .fd = c->stdout_fd.fd, .events = POLLOUT };
+	struct timespec t0;
+	bool room;
+	long left;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (outbuf_flush(&c->ob, &room) > 0) {
+		left = CONS_FLUSH_MS - cons_ms_since(&t0);
+		if (left <= 0 || poll(&p, 1, (int)left) == 0)
+			break;
+	}
+	if (outbuf_dropped(&c->ob) || outbuf_pending(&c->ob))
+		pr_warn("guest console output lost: %lu bytes dropped, "
+			"%zu left unwritten (stdout was not taking it)",
+			outbuf_dropped(&c->ob), outbuf_pending(&c->ob));
+}
+
 int cons_input_start(struct cons *c, struct uart8250 *uart)
 {
+	const struct outbuf_sink sink = { outfd_sink_write, &c->stdout_fd };
 	int ret;
 
 	c->uart = uart;
@@ -167,6 +320,9 @@ int cons_input_start(struct cons *c, struct uart8250 *uart)
 		hostcons_destroy(&c->host);
 		return ret;
 	}
+	outfd_open(&c->stdout_fd, STDOUT_FILENO);
+	pr_debug("stdout: %s", outfd_kind_name(c->stdout_fd.kind));
+	outbuf_set_sink(&c->ob, &sink);
 	term_raw();
 	ret = pthread_create(&c->thread, NULL, cons_thread, c);
 	if (ret) {
@@ -186,6 +342,9 @@ void cons_input_stop(struct cons *c)
 	    write(c->quit_fd, &one, sizeof(one)) == sizeof(one))
 		pthread_join(c->thread, NULL);
 	c->thread_started = false;
+	cons_flush_final(c);
+	outbuf_set_sink(&c->ob, NULL);
+	outfd_close(&c->stdout_fd);
 	close(c->quit_fd);
 	c->quit_fd = -1;
 	term_restore();

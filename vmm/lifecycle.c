@@ -7,6 +7,7 @@
  * way: the configuration is only read; what a step set up is recorded in
  * the machine, so its down() undoes exactly that.
  */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,6 +53,7 @@ static void step_devices_down(struct machine *m)
 	disks_down(&m->disks);
 	cons_virtio_down(&m->cons);
 	board_down(&m->board);
+	cons_fini(&m->cons);
 }
 
 /* The board's devices, then the virtio devices in slot order. */
@@ -66,15 +68,19 @@ static int step_devices_up(struct machine *m)
 	};
 	int ret;
 
-	cons_init(&m->cons, &m->vm);
+	ret = cons_init(&m->cons, &m->vm);
+	if (ret)
+		return ret;
 	for (unsigned int i = 0; i < cfg->nr_cpus; i++)
 		m->hart_ext[i] = (struct irq_line){
 			.set = kvm_cpu_set_ext_irq,
 			.opaque = &m->vm.vcpus[i],
 		};
 	ret = board_up(&m->board, &m->vm, &chip, &m->cons.out);
-	if (ret)
+	if (ret) {
+		cons_fini(&m->cons);
 		return ret;
+	}
 	if (cfg->console == CONSOLE_VIRTIO)
 		ret = cons_virtio_up(&m->cons, &m->board);
 	if (!ret && cfg->rng)
@@ -256,7 +262,11 @@ static void steps_down(struct machine *m, size_t to, bool per_boot_only)
 			boot_steps[to].down(m);
 }
 
-/* Run the steps (all, or the per-boot ones); *done: how many are up. */
+/*
+ * Run the steps (all, or the per-boot ones); *done: how many are up.  A
+ * stop requested meanwhile (a signal, read here without waiting, or
+ * Ctrl-A x) ends the boot before the next step: -EINTR.
+ */
 static int steps_up(struct machine *m, bool per_boot_only, size_t *done)
 {
 	for (size_t i = 0; i < NR_STEPS; i++) {
@@ -264,6 +274,10 @@ static int steps_up(struct machine *m, bool per_boot_only, size_t *done)
 
 		if (per_boot_only && !boot_steps[i].per_boot)
 			continue;
+		if (signals_poll_stop(&m->vm, m->sfd)) {
+			*done = i;
+			return -EINTR;
+		}
 		pr_debug("boot step %s", boot_steps[i].name);
 		ret = boot_steps[i].up(m);
 		if (ret) {
@@ -301,6 +315,7 @@ int machine_run(struct machine *m, int sfd)
 	size_t done;
 	int ret;
 
+	m->sfd = sfd;
 	ret = steps_up(m, false, &done);
 	while (!ret && machine_run_once(m, sfd)) {
 		pr_info("guest reboot (%lu): resetting the VM", ++m->vm.boots);

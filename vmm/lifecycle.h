@@ -23,6 +23,7 @@ struct machine {
 	struct disks disks;
 	struct nics nics;
 	struct iothread io;
+	int sfd; /* the signalfd, read between boot steps */
 };
 
 /* An empty machine for cfg; -errno when its stop eventfd fails. */

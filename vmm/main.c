@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "lib/log.h"
 #include "lifecycle.h"
+#include "outfd.h"
 #include "signals.h"
 
 static int exit_status(const struct vm *vm)
@@ -49,23 +50,46 @@ static void print_vm_stats(const struct vm *vm)
 		pr_info("peak RSS: %ld KiB", ru.ru_maxrss);
 }
 
-static int cmd_run(const struct vm_config *cfg)
+/*
+ * Log lines go to a non-blocking stderr (outfd.c) so that a stalled
+ * stderr cannot hold a thread or the exit (log.h); a regular file, or a
+ * stderr that cannot be reopened, is written as it is.
+ */
+static void log_output_open(struct outfd *err)
+{
+	outfd_open(err, STDERR_FILENO);
+	if (err->kind == OUTFD_REOPENED || err->kind == OUTFD_SOCKET)
+		log_set_output(err->fd, err->kind == OUTFD_SOCKET);
+	else
+		outfd_close(err);
+}
+
+static void log_output_close(struct outfd *err)
+{
+	log_set_output(-1, false);
+	outfd_close(err);
+}
+
+static int cmd_run(const struct vm_config *cfg, int sfd)
 {
 	static struct machine m;
 	char summary[512];
-	int sfd, status;
+	struct outfd err;
+	int status;
 
+	log_output_open(&err);
 	if (cli_summary(cfg, summary, sizeof(summary)) >= 0)
 		pr_info("%s", summary);
-	sfd = signals_setup();
 	if (sfd < 0 || machine_init(&m, cfg)) {
 		pr_err("cannot set up signal handling: %s", strerror(errno));
+		log_output_close(&err);
 		return LKVM_EXIT_HOST_ERROR;
 	}
 	machine_run(&m, sfd);
 	status = exit_status(&m.vm);
 	if (cfg->debug)
 		print_vm_stats(&m.vm);
+	log_output_close(&err);
 	return status;
 }
 
@@ -81,9 +105,11 @@ int main(int argc, char **argv)
 {
 	static struct vm_config cfg;
 	struct cli_host host;
-	int ret;
+	int ret, sfd;
 
 	stdio_guard();
+	/* First: a stop signal from now on ends lkvm in order (status 3). */
+	sfd = signals_setup();
 	cli_host_probe(&host);
 	ret = cli_parse(argc, argv, &host, &cfg, stdout, stderr);
 	if (ret < 0)
@@ -91,5 +117,5 @@ int main(int argc, char **argv)
 	if (ret == CLI_DONE)
 		return 0;
 	log_level = cfg.loglevel;
-	return cmd_run(&cfg);
+	return cmd_run(&cfg, sfd);
 }

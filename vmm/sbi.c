@@ -54,13 +54,17 @@ static bool sbi_ext_in(unsigned long ext, unsigned long first,
 	return ext >= first && ext <= last;
 }
 
-static void sbi_con_write(const struct sbi_ctx *ctx, const uint8_t *buf,
-			  size_t len)
+/* Bytes the console took; without a console output is dropped. */
+static size_t sbi_con_write(const struct sbi_ctx *ctx, const uint8_t *buf,
+			    size_t len, bool partial)
 {
 	const struct sbi_console *con = ctx->console;
+	size_t n;
 
-	if (con && con->write && len)
-		con->write(con->opaque, buf, len);
+	if (!con || !con->write || !len)
+		return len;
+	n = con->write(con->opaque, buf, len, partial);
+	return n < len ? n : len;
 }
 
 static size_t sbi_con_read(const struct sbi_ctx *ctx, uint8_t *buf, size_t len)
@@ -143,7 +147,7 @@ static void sbi_dbcn_rw(const struct sbi_ctx *ctx, struct sbi_call *call,
 	if (write) {
 		/* A partial write is allowed; it bounds a vCPU's time here. */
 		n = len < SBI_DBCN_WRITE_MAX ? len : SBI_DBCN_WRITE_MAX;
-		sbi_con_write(ctx, buf, n);
+		n = sbi_con_write(ctx, buf, n, true);
 	} else {
 		n = sbi_con_read(ctx, buf, len);
 	}
@@ -163,7 +167,7 @@ static void sbi_dbcn(const struct sbi_ctx *ctx, struct sbi_call *call)
 		break;
 	case SBI_EXT_DBCN_CONSOLE_WRITE_BYTE:
 		byte = (uint8_t)call->args[0];
-		sbi_con_write(ctx, &byte, 1);
+		sbi_con_write(ctx, &byte, 1, false);
 		sbi_set_ret(call, SBI_SUCCESS, 0);
 		break;
 	default:
@@ -178,7 +182,7 @@ static void sbi_legacy_putchar(const struct sbi_ctx *ctx, struct sbi_call *call)
 {
 	uint8_t c = (uint8_t)call->args[0];
 
-	sbi_con_write(ctx, &c, 1);
+	sbi_con_write(ctx, &c, 1, false);
 	sbi_set_ret(call, 0, (long)call->args[1]);
 }
 

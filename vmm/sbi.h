@@ -23,7 +23,10 @@
  *  - legacy calls preserve a1 (SBI v2.0 chapter 5: only a0 changes), so
  *    ret[1] is set to args[1].
  *  - DBCN console_write/console_read: ret[0] = SBI_SUCCESS and ret[1] = the
- *    number of bytes written/read, or SBI_ERR_INVALID_PARAM and ret[1] = 0
+ *    number of bytes written/read (a write takes at most
+ *    SBI_DBCN_WRITE_MAX bytes, and fewer, even 0, while the console's
+ *    output is backed up: §12.1 allows partial writes, and Linux's hvc
+ *    driver retries the rest), or SBI_ERR_INVALID_PARAM and ret[1] = 0
  *    when the buffer is not entirely in guest RAM (then guest memory and
  *    console input are not touched).  num_bytes == 0 succeeds with 0 bytes
  *    whatever the address.  Reads never block.
@@ -37,6 +40,7 @@
 #ifndef RVKVM_SBI_H
 #define RVKVM_SBI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,8 +85,15 @@ struct sbi_call {
 
 /* Console backend, injected.  Either callback may be NULL. */
 struct sbi_console {
-	/* Output; may be called with a buffer in guest RAM. */
-	void (*write)(void *opaque, const uint8_t *buf, size_t len);
+	/*
+	 * Output; may be called with a buffer in guest RAM.  Returns the
+	 * bytes taken, a prefix of buf.  partial: the caller can report a
+	 * short count to the guest (DBCN console_write), so a full console
+	 * may take less; otherwise (legacy putchar, DBCN write_byte) the
+	 * console takes all, dropping what it has no room for.
+	 */
+	size_t (*write)(void *opaque, const uint8_t *buf, size_t len,
+			bool partial);
 	/*
 	 * Non-blocking input: store up to len bytes in buf (which may be
 	 * guest RAM) and return how many, 0 when no input is waiting.

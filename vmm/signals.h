@@ -6,6 +6,8 @@
 #ifndef RVKVM_SIGNALS_H
 #define RVKVM_SIGNALS_H
 
+#include <stdbool.h>
+
 #include "vm.h"
 
 /* Block the signals the main thread handles; returns a signalfd or -1. */
@@ -13,5 +15,11 @@ int signals_setup(void);
 
 /* Wait until a stop is requested, turning a signal into one. */
 void signals_wait_stop(struct vm *vm, int sfd);
+
+/*
+ * Without waiting: turn a pending signal into a stop request.  True when
+ * a stop is requested (for whatever reason).
+ */
+bool signals_poll_stop(struct vm *vm, int sfd);
 
 #endif

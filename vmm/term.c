@@ -13,8 +13,14 @@ static volatile sig_atomic_t saved_valid;
 
 void term_restore(void)
 {
+	/*
+	 * TCSANOW, never TCSAFLUSH/TCSADRAIN: those wait until the
+	 * terminal has sent its output, forever on a stalled one.  Unread
+	 * input is discarded as TCSAFLUSH would.
+	 */
 	if (saved_valid) {
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+		tcflush(STDIN_FILENO, TCIFLUSH);
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
 		saved_valid = 0;
 	}
 }
@@ -42,5 +48,6 @@ void term_raw(void)
 	atexit(term_restore);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(*fatal); i++)
 		signal(fatal[i], term_fatal_signal);
-	tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+	tcflush(STDIN_FILENO, TCIFLUSH);
+	tcsetattr(STDIN_FILENO, TCSANOW, &raw); /* see term_restore() */
 }

@@ -11,7 +11,8 @@
  * Ops (first byte % 8):
  *   0  driver setup [features: u8] [per queue: num: u8, desc, avail,
  *      used: u16 each]: reset, negotiate, both queues, DRIVER_OK
- *   1  transmit notification (QueueNotify 1)
+ *   1  transmit [room: u8]: the output takes room * 8 bytes more (255:
+ *      any amount); odd room: QueueNotify 1, even: the output resumes
  *   2  host input [len: u8]: offer len bytes of a counter stream
  *   3  emergency write [char: u8] [size sel: u8]
  *   4  guest poke [u16 offset] [u8 len] [bytes]
@@ -39,16 +40,25 @@ struct fuzz_ctx {
 	uint8_t last_out;
 	uint8_t rx_counter; /* the host input stream's next byte */
 	unsigned int wakes;
+	size_t room; /* the output's room, unless unlimited */
+	bool unlimited;
 	struct fuzz_in in;
 };
 
-static void fuzz_out(void *opaque, const uint8_t *buf, size_t len)
+/* Takes at most c->room bytes (a backed-up output), all when unlimited. */
+static size_t fuzz_out(void *opaque, const uint8_t *buf, size_t len)
 {
 	struct fuzz_ctx *c = opaque;
 
 	CHECK(buf && len > 0 && len <= VIRTIO_CONSOLE_TX_PIECE);
+	if (!c->unlimited && len > c->room)
+		len = c->room;
+	if (!c->unlimited)
+		c->room -= len;
 	c->out_bytes += len;
-	c->last_out = buf[len - 1];
+	if (len)
+		c->last_out = buf[len - 1];
+	return len;
 }
 
 static void fuzz_wake(void *opaque)
@@ -138,9 +148,31 @@ static void fuzz_emerg(struct fuzz_ctx *c)
 	uint8_t ch = fuzz_u8(&c->in);
 	uint64_t before = c->out_bytes;
 
+	bool room = c->unlimited || c->room;
+
 	fuzz_write(c, VIRTIO_MMIO_CONFIG + VIRTIO_CONSOLE_CFG_EMERG_WR,
 		   0xabcd00 | ch, fuzz_size(c));
-	CHECK(c->out_bytes == before + 1 && c->last_out == ch);
+	if (room)
+		CHECK(c->out_bytes == before + 1 && c->last_out == ch);
+	else
+		CHECK(c->out_bytes == before); /* dropped */
+}
+
+/*
+ * Transmit [room: u8]: the output takes room * 8 more bytes (255: any
+ * amount); odd room: a notification, even: the output resumes the queue.
+ */
+static void fuzz_tx(struct fuzz_ctx *c)
+{
+	uint8_t room = fuzz_u8(&c->in);
+
+	c->unlimited = room == 255;
+	c->room = room * 8u;
+	if (room & 1)
+		fuzz_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_CONSOLE_TX_QUEUE,
+			   4);
+	else
+		virtio_console_tx_resume(&c->con);
 }
 
 static void fuzz_reg(struct fuzz_ctx *c)
@@ -194,8 +226,7 @@ static void fuzz_op(struct fuzz_ctx *c)
 		fuzz_setup(c);
 		break;
 	case 1:
-		fuzz_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_CONSOLE_TX_QUEUE,
-			   4);
+		fuzz_tx(c);
 		break;
 	case 2:
 		fuzz_rx(c);
@@ -239,6 +270,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_ram_alloc(&c->mem);
 	irq.opaque = &c->level;
 	out.opaque = c;
+	c->unlimited = true;
 	CHECK(virtio_console_init(&c->con, &SLOT_RES(0), &c->mem, &irq, &out) ==
 	      0);
 	virtio_console_set_rx_wake(&c->con, fuzz_wake, c);

@@ -24,6 +24,8 @@ struct fake_console {
 	const uint8_t *in;
 	size_t in_len, in_pos;
 	size_t read_extra; /* lie: claim this many more bytes than asked */
+	size_t room;	   /* a partial write takes at most this much */
+	bool partial;	   /* the last write allowed a short count */
 };
 
 static uint8_t ram[RAM_SIZE];
@@ -34,15 +36,20 @@ static const struct guest_mem mem = {
 };
 static struct fake_console fc;
 
-static void fake_write(void *opaque, const uint8_t *buf, size_t len)
+static size_t fake_write(void *opaque, const uint8_t *buf, size_t len,
+			 bool partial)
 {
 	struct fake_console *f = opaque;
 
 	assert_true(len > 0);
 	assert_true(f->out_len + len <= sizeof(f->out));
+	if (partial && len > f->room)
+		len = f->room; /* backed up: a partial write */
 	memcpy(f->out + f->out_len, buf, len);
 	f->out_len += len;
 	f->writes++;
+	f->partial = partial;
+	return len;
 }
 
 static size_t fake_read(void *opaque, uint8_t *buf, size_t len)
@@ -72,6 +79,7 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(&fc, 0, sizeof(fc));
+	fc.room = SIZE_MAX;
 	memset(ram, FILL, sizeof(ram));
 	return 0;
 }
@@ -205,6 +213,35 @@ static void test_dbcn_write(void **state)
 	assert_int_equal(fc.out_len, 5);
 	assert_memory_equal(fc.out, "hello", 5);
 	assert_int_equal(fc.writes, 1);
+}
+
+/*
+ * A console that is backed up takes part of a console_write, or none:
+ * the guest learns the count (SBI v2.0 §12.1 allows partial writes).
+ * Single bytes (write_byte, legacy putchar) cannot be refused.
+ */
+static void test_dbcn_write_backed_up(void **state)
+{
+	struct sbi_call c;
+
+	(void)state;
+	memcpy(ram + 0x100, "hello", 5);
+	fc.room = 2;
+	c = dbcn(SBI_EXT_DBCN_CONSOLE_WRITE, 5, RAM_BASE + 0x100, 0);
+	assert_int_equal(c.ret[0], SBI_SUCCESS);
+	assert_int_equal(c.ret[1], 2);
+	assert_true(fc.partial);
+	fc.room = 0;
+	c = dbcn(SBI_EXT_DBCN_CONSOLE_WRITE, 3, RAM_BASE + 0x102, 0);
+	assert_int_equal(c.ret[0], SBI_SUCCESS);
+	assert_int_equal(c.ret[1], 0);
+	c = dbcn(SBI_EXT_DBCN_CONSOLE_WRITE_BYTE, '!', 0, 0);
+	assert_int_equal(c.ret[0], SBI_SUCCESS);
+	assert_false(fc.partial);
+	c = do_call(&ctx, SBI_EXT_0_1_CONSOLE_PUTCHAR, 0, '?', 0, 0);
+	assert_false(fc.partial);
+	assert_int_equal(fc.out_len, 4);
+	assert_memory_equal(fc.out, "he!?", 4);
 }
 
 static void test_dbcn_write_all_ram(void **state)
@@ -532,6 +569,7 @@ int main(void)
 		T(test_getchar_no_input),
 		T(test_no_console),
 		T(test_dbcn_write),
+		T(test_dbcn_write_backed_up),
 		T(test_dbcn_write_all_ram),
 		T(test_dbcn_write_past_end),
 		T(test_dbcn_write_before_ram),

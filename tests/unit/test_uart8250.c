@@ -41,7 +41,7 @@ static void fake_irq_set(void *opaque, int level)
 	f->edges[f->nr_edges++] = level;
 }
 
-static void fake_write(void *opaque, const uint8_t *buf, size_t len)
+static size_t fake_write(void *opaque, const uint8_t *buf, size_t len)
 {
 	struct fake *f = opaque;
 
@@ -49,6 +49,7 @@ static void fake_write(void *opaque, const uint8_t *buf, size_t len)
 	memcpy(f->tx + f->nr_tx, buf, len);
 	f->nr_tx += len;
 	f->nr_tx_calls++;
+	return len;
 }
 
 static int setup(void **state)

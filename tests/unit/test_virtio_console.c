@@ -28,6 +28,7 @@ struct cfx {
 	size_t out_len;
 	unsigned int out_calls;
 	size_t out_max_piece;
+	size_t out_room; /* the output takes this much more, then refuses */
 	unsigned int nr_edges;
 	int level; /* after the last edge */
 	unsigned int wakes;
@@ -50,17 +51,21 @@ static int cfx_level(const struct cfx *f)
 	return f->level;
 }
 
-static void cfx_out_write(void *opaque, const uint8_t *buf, size_t len)
+static size_t cfx_out_write(void *opaque, const uint8_t *buf, size_t len)
 {
 	struct cfx *f = opaque;
 
 	assert_true(len > 0 && len <= VIRTIO_CONSOLE_TX_PIECE);
-	assert_true(f->out_len + len <= OUT_MAX);
-	memcpy(f->out + f->out_len, buf, len);
-	f->out_len += len;
 	f->out_calls++;
 	if (len > f->out_max_piece)
 		f->out_max_piece = len;
+	if (len > f->out_room)
+		len = f->out_room; /* backed up: takes a part */
+	assert_true(f->out_len + len <= OUT_MAX);
+	memcpy(f->out + f->out_len, buf, len);
+	f->out_len += len;
+	f->out_room -= len;
+	return len;
 }
 
 static void cfx_wake(void *opaque)
@@ -79,6 +84,7 @@ static int setup(void **state)
 	log_level = -1;
 	if (!f)
 		return -1;
+	f->out_room = SIZE_MAX;
 	vqm_init(&f->rx, RAM_SIZE, NUM);
 	/* the tx mock: rings in rx's RAM, fresh driver indices */
 	vqm_init_in(&f->tx, &f->rx, NUM, 16, 4, VQM_RAM_BASE + RAM_SIZE / 2);
@@ -201,6 +207,8 @@ static void assert_needs_reset(struct cfx *f)
 		    VIRTIO_MMIO_INT_CONFIG);
 	assert_int_equal(cfx_level(f), 1);
 }
+
+static void driver_rings_reset(struct cfx *f);
 
 /* --- identity and configuration space ------------------------------------- */
 
@@ -374,6 +382,108 @@ static void test_tx_before_driver_ok(void **state)
 	driver_ok(f); /* the held-back notification runs now */
 	assert_out(f, "early");
 	assert_used(&f->tx, 0, 0);
+}
+
+/*
+ * Back-pressure: an output that takes only part of a chain leaves the
+ * chain in the ring (no used entry, no interrupt); resuming goes on from
+ * the first byte not taken, and every byte comes out once, in order.
+ */
+static void test_tx_back_pressure(void **state)
+{
+	struct cfx *f = *state;
+	struct vqm_buf a = ro_buf(f, "hello, ");
+	struct vqm_buf b = ro_buf(f, "world");
+	uint16_t ha, hb;
+
+	driver_up(f, V1);
+	ha = vqm_add(&f->tx, &a, 1);
+	hb = vqm_add(&f->tx, &b, 1);
+	f->out_room = 3;
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_out(f, "hel");
+	assert_int_equal(vqm_used_idx(&f->tx), 0);
+	assert_int_equal(f->nr_edges, 0);
+	/* still full: a notification changes nothing */
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_out(f, "hel");
+	assert_int_equal(vqm_used_idx(&f->tx), 0);
+	/* room for the rest of the first chain and part of the second */
+	f->out_room = 7;
+	virtio_console_tx_resume(&f->con);
+	assert_out(f, "hello, wor");
+	assert_used(&f->tx, ha, 0);
+	assert_int_equal(vqm_used_idx(&f->tx), 1);
+	assert_int_equal(cfx_level(f), 1);
+	wr(f, VIRTIO_MMIO_INTERRUPT_ACK, VIRTIO_MMIO_INT_VRING);
+	f->out_room = SIZE_MAX;
+	virtio_console_tx_resume(&f->con);
+	assert_out(f, "hello, world");
+	assert_used(&f->tx, hb, 0);
+	assert_int_equal(cfx_level(f), 1);
+	/* nothing left: resuming is harmless */
+	virtio_console_tx_resume(&f->con);
+	assert_out(f, "hello, world");
+}
+
+/* A large chain taken a little at a time comes out byte-exact. */
+static void test_tx_back_pressure_pieces(void **state)
+{
+	struct cfx *f = *state;
+	struct vqm_buf b = vqm_buf_new(&f->rx, 10000, false, 0);
+	uint8_t *p = vqm_ptr(&f->rx, b.gpa, b.len);
+	unsigned int rounds = 0;
+
+	for (unsigned int i = 0; i < 10000; i++)
+		p[i] = i * 11;
+	driver_up(f, V1);
+	vqm_add(&f->tx, &b, 1);
+	f->out_room = 0;
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	while (vqm_used_idx(&f->tx) == 0 && rounds++ < 100) {
+		assert_int_equal(f->out_len, (rounds - 1) * 999);
+		f->out_room = 999;
+		virtio_console_tx_resume(&f->con);
+	}
+	assert_int_equal(rounds, 11); /* 10 x 999 + 10 */
+	assert_int_equal(f->out_len, 10000);
+	for (unsigned int i = 0; i < 10000; i++)
+		assert_int_equal(f->out[i], (uint8_t)(i * 11));
+}
+
+/* A reset forgets how far a refused chain got. */
+static void test_tx_back_pressure_reset(void **state)
+{
+	struct cfx *f = *state;
+	struct vqm_buf a = ro_buf(f, "stale");
+	struct vqm_buf b = ro_buf(f, "fresh");
+
+	driver_up(f, V1);
+	vqm_add(&f->tx, &a, 1);
+	f->out_room = 2;
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_out(f, "st");
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	driver_rings_reset(f);
+	driver_up(f, V1);
+	f->out_room = SIZE_MAX;
+	vqm_add(&f->tx, &b, 1);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_out(f, "stfresh");
+	assert_used(&f->tx, 0, 0);
+}
+
+/* An emergency write the output refuses is dropped, nothing else. */
+static void test_emergency_write_full(void **state)
+{
+	struct cfx *f = *state;
+
+	f->out_room = 0;
+	wr(f, CFG(VIRTIO_CONSOLE_CFG_EMERG_WR), 'A');
+	assert_int_equal(f->out_len, 0);
+	f->out_room = SIZE_MAX;
+	wr(f, CFG(VIRTIO_CONSOLE_CFG_EMERG_WR), 'B');
+	assert_out(f, "B");
 }
 
 /* --- receive -------------------------------------------------------------- */
@@ -741,6 +851,10 @@ int main(void)
 		T(test_tx_multi),
 		T(test_tx_pieces),
 		T(test_tx_before_driver_ok),
+		T(test_tx_back_pressure),
+		T(test_tx_back_pressure_pieces),
+		T(test_tx_back_pressure_reset),
+		T(test_emergency_write_full),
 		T(test_rx_split_across_chains),
 		T(test_rx_partial_then_more),
 		T(test_rx_not_running),
