@@ -389,7 +389,7 @@ static void blk_finish(struct virtio_blk *blk, struct virtio_blk_req *req)
 			*req->status = VIRTIO_BLK_S_IOERR;
 			req->used_len = 1;
 		}
-		virtq_push(&blk->vm.queues[req->q], req->chain.head,
+		virtq_push(&blk->vm.core.queues[req->q], req->chain.head,
 			   req->used_len);
 	}
 	req->busy = req->parked = false;
@@ -453,7 +453,7 @@ static void blk_unpark(struct virtio_blk *blk)
 static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
 {
 	struct virtio_blk_req *req = blk_free_slot(blk);
-	struct virtqueue *vq = &blk->vm.queues[q];
+	struct virtqueue *vq = &blk->vm.core.queues[q];
 
 	if (!req || virtq_pop(vq, &req->chain) <= 0)
 		return -1;
@@ -534,7 +534,7 @@ static void blk_reap(struct virtio_blk *blk)
 
 void virtio_blk_poll(struct virtio_blk *blk)
 {
-	unsigned int nq = blk->vm.dev.num_queues;
+	unsigned int nq = blk->vm.core.dev.num_queues;
 
 	virtio_mmio_lock(&blk->vm);
 	blk_reap(blk);
@@ -559,7 +559,7 @@ static void blk_reset(void *opaque)
 		if (blk->reqs[i].busy && blk->reqs[i].parked)
 			blk_finish(blk, &blk->reqs[i]);
 	while (blk->inflight)
-		pthread_cond_wait(&blk->drained, &blk->vm.lock);
+		pthread_cond_wait(&blk->drained, &blk->vm.core.lock);
 	blk->flush_err = 0;
 	blk->writethrough = true;
 }

@@ -218,7 +218,7 @@ int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport)
 	if (board_aia(b)) {
 		slot->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (slot->irq_fd < 0) {
-			pr_err("%s: eventfd: %s", transport->dev.name,
+			pr_err("%s: eventfd: %s", transport->core.dev.name,
 			       strerror(errno));
 			return -errno;
 		}
@@ -226,7 +226,7 @@ int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport)
 	ret = mmio_bus_add(&b->vm->bus, slot->res.base, slot->res.size,
 			   &virtio_mmio_ops, transport);
 	if (ret) {
-		pr_err("MMIO map of %s: %s", transport->dev.name,
+		pr_err("MMIO map of %s: %s", transport->core.dev.name,
 		       strerror(-ret));
 		if (slot->irq_fd >= 0)
 			close(slot->irq_fd);

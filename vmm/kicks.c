@@ -19,7 +19,7 @@ static void kicks_handle(void *opaque)
 
 static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 {
-	unsigned int nq = slot->transport->dev.num_queues;
+	unsigned int nq = slot->transport->core.dev.num_queues;
 
 	for (unsigned int q = 0; q < nq; q++) {
 		struct board_kick *k = &slot->kicks[q];
