@@ -206,7 +206,8 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 		      c->disk_size - c->visible));
 	for (unsigned int q = 0; q < vm->core.dev.num_queues; q++)
 		if (vm->core.queues[q].broken)
-			CHECK(vm->core.status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+			CHECK(vm->core.status &
+			      VIRTIO_STATUS_DEVICE_NEEDS_RESET);
 	/* queue 2 is never set up: nothing ever lands there */
 	if (c->mq)
 		CHECK(!vm->core.queues[2].ready && !vm->core.queues[2].broken);

@@ -175,7 +175,8 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 
 	for (unsigned int q = 0; q < 2; q++)
 		if (vm->core.queues[q].broken)
-			CHECK(vm->core.status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+			CHECK(vm->core.status &
+			      VIRTIO_STATUS_DEVICE_NEEDS_RESET);
 	CHECK((vm->core.isr != 0) == vm->core.irq_level);
 }
 

@@ -180,7 +180,8 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 			CHECK(vq->num && vq->num <= VIRTIO_CONSOLE_QUEUE_SIZE &&
 			      !(vq->num & (vq->num - 1)));
 		if (vq->broken)
-			CHECK(vm->core.status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+			CHECK(vm->core.status &
+			      VIRTIO_STATUS_DEVICE_NEEDS_RESET);
 	}
 }
 

@@ -154,8 +154,9 @@ static void test_kick_reaches_its_queue(void **state)
 	assert_int_equal(kicks_watch(&fx->board, &fx->io), 0);
 	kicks_bind(&fx->board, record, fx);
 	/* the driver is up and its queues ready (the transport's fields) */
-	fx->fake.core.status = VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
-			  VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK;
+	fx->fake.core.status =
+		VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
+		VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK;
 	for (unsigned int q = 0; q < FAKE_QUEUES; q++)
 		fx->fake.core.queues[q].ready = true;
 	signal_fd(fx->bound[1 + 1].fd);
