@@ -98,10 +98,12 @@ int kvm_ram_register(struct vm *vm, bool zero);
 /* Unmap guest RAM: only once every thread that can touch it has ended. */
 void kvm_ram_free(struct vm *vm);
 /*
- * Signal fd on a 4-byte guest write of the value datamatch to addr instead
- * of an MMIO exit (other values still exit).
+ * Signal fd on a len-byte guest write of the value datamatch to addr
+ * instead of an MMIO exit (other values still exit); with !assign, remove
+ * that binding.
  */
-int kvm_ioeventfd(struct vm *vm, uint64_t addr, uint32_t datamatch, int fd);
+int kvm_ioeventfd(struct vm *vm, uint64_t addr, unsigned int len,
+		  uint32_t datamatch, int fd, bool assign);
 
 /* kvm_aia.c */
 struct aia_params;

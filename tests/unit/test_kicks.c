@@ -54,10 +54,13 @@ static void fake_notify(void *opaque, unsigned int q)
 
 static const struct virtio_dev_ops fake_ops = { .notify = fake_notify };
 
-static void record(void *opaque, uint64_t addr, uint32_t q, int fd)
+static void record(void *opaque, uint64_t addr, unsigned int len, uint32_t q,
+		   int fd, bool assign)
 {
 	struct fixture *fx = opaque;
 
+	assert_int_equal(len, 4); /* virtio-mmio's QueueNotify */
+	assert_true(assign);
 	assert_true(fx->nr_bound < 16);
 	fx->bound[fx->nr_bound++] = (struct bound){ addr, q, fd };
 }
