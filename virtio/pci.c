@@ -36,6 +36,18 @@ static void vpci_cap(struct virtio_pci *vp, uint32_t off, uint8_t next,
 	pci_put(p + 12, 4, bar_len);
 }
 
+/* The MSI-X capability: table and PBA in BAR 0. */
+static void vpci_msix_cap(struct virtio_pci *vp)
+{
+	uint8_t *p = vpci_cfg(vp, VIRTIO_PCI_CAP_MSIX);
+
+	p[0] = PCI_CAP_ID_MSIX;
+	p[1] = 0;
+	pci_put(p + 2, 2, vp->nr_vectors - 1);
+	pci_put(p + 4, 4, VIRTIO_PCI_MSIX_TABLE | VIRTIO_PCI_BAR);
+	pci_put(p + 8, 4, VIRTIO_PCI_MSIX_PBA | VIRTIO_PCI_BAR);
+}
+
 static void vpci_caps(struct virtio_pci *vp)
 {
 	uint32_t cfg_size = vp->core->dev.config_size;
@@ -55,8 +67,114 @@ static void vpci_caps(struct virtio_pci *vp)
 		vpci_cap(vp, VIRTIO_PCI_CAP_DEVICE, VIRTIO_PCI_CAP_PCICFG, 16,
 			 VIRTIO_PCI_CAP_DEVICE_CFG, VIRTIO_PCI_DEVICE_OFF,
 			 cfg_size);
-	vpci_cap(vp, VIRTIO_PCI_CAP_PCICFG, 0, 20, VIRTIO_PCI_CAP_PCI_CFG, 0,
-		 0);
+	vpci_cap(vp, VIRTIO_PCI_CAP_PCICFG,
+		 vp->nr_vectors ? VIRTIO_PCI_CAP_MSIX : 0, 20,
+		 VIRTIO_PCI_CAP_PCI_CFG, 0, 0);
+	if (vp->nr_vectors)
+		vpci_msix_cap(vp);
+}
+
+/* --- MSI-X (core lock held) ------------------------------------------- */
+
+static bool vpci_masked(const struct virtio_pci *vp, unsigned int v)
+{
+	return (vp->msix_ctrl & PCI_MSIX_FLAGS_MASKALL) ||
+	       (vp->table[v].ctrl & PCI_MSIX_ENTRY_MASKED);
+}
+
+/* Send vector v's message, or keep it pending while it is masked. */
+static void vpci_msix_send(struct virtio_pci *vp, unsigned int v)
+{
+	const struct virtio_pci_msix_entry *e = &vp->table[v];
+
+	if (vpci_masked(vp, v)) {
+		vp->pending |= 1u << v;
+		return;
+	}
+	vp->pending &= ~(1u << v);
+	vp->msgs_sent++;
+	vp->sink.send(vp->sink.opaque, e->addr, e->data);
+}
+
+/* After an unmask: the pending messages that may go now. */
+static void vpci_msix_flush(struct virtio_pci *vp)
+{
+	if (!(vp->msix_ctrl & PCI_MSIX_FLAGS_ENABLE))
+		return;
+	for (unsigned int v = 0; v < vp->nr_vectors; v++)
+		if ((vp->pending & (1u << v)) && !vpci_masked(vp, v))
+			vpci_msix_send(vp, v);
+}
+
+/* struct virtio_msi's signal: the vector of queue q or of the config. */
+static bool vpci_msi_signal(void *opaque, unsigned int q)
+{
+	struct virtio_pci *vp = opaque;
+	uint16_t v;
+
+	if (!(vp->msix_ctrl & PCI_MSIX_FLAGS_ENABLE))
+		return false;
+	if (q == VIRTIO_MSI_CONFIG)
+		v = vp->config_vector;
+	else
+		v = q < VIRTIO_CORE_MAX_QUEUES ? vp->queue_vector[q] :
+						 VIRTIO_PCI_NO_VECTOR;
+	if (v < vp->nr_vectors)
+		vpci_msix_send(vp, v);
+	return true;
+}
+
+/* A vector the driver chose: NO_VECTOR when there is no such entry. */
+static uint16_t vpci_vector(const struct virtio_pci *vp, uint64_t val)
+{
+	return val < vp->nr_vectors ? val : VIRTIO_PCI_NO_VECTOR;
+}
+
+static void vpci_msix_ctrl_locked(struct virtio_pci *vp, uint16_t ctrl)
+{
+	bool was = vp->msix_ctrl & PCI_MSIX_FLAGS_ENABLE;
+
+	vp->msix_ctrl = ctrl & (PCI_MSIX_FLAGS_ENABLE | PCI_MSIX_FLAGS_MASKALL);
+	/* INTx is off while MSI-X is on: drop what the line held. */
+	if (!was && (vp->msix_ctrl & PCI_MSIX_FLAGS_ENABLE))
+		(void)virtio_core_isr_take_locked(vp->core);
+	vpci_msix_flush(vp);
+}
+
+static uint32_t vpci_table_read(const struct virtio_pci *vp, uint64_t off)
+{
+	const struct virtio_pci_msix_entry *e =
+		&vp->table[off / VIRTIO_PCI_MSIX_ENTRY];
+
+	switch (off % VIRTIO_PCI_MSIX_ENTRY) {
+	case 0:
+		return e->addr;
+	case 4:
+		return e->addr >> 32;
+	case 8:
+		return e->data;
+	}
+	return e->ctrl;
+}
+
+static void vpci_table_write(struct virtio_pci *vp, uint64_t off, uint32_t val)
+{
+	struct virtio_pci_msix_entry *e =
+		&vp->table[off / VIRTIO_PCI_MSIX_ENTRY];
+
+	switch (off % VIRTIO_PCI_MSIX_ENTRY) {
+	case 0:
+		virtio_core_set_half(&e->addr, false, val);
+		return;
+	case 4:
+		virtio_core_set_half(&e->addr, true, val);
+		return;
+	case 8:
+		e->data = val;
+		return;
+	}
+	e->ctrl = val & PCI_MSIX_ENTRY_MASKED;
+	vpci_msix_flush(vp);
 }
 
 /* --- common configuration ---------------------------------------------- */
@@ -97,9 +215,9 @@ static uint64_t vpci_queue_addr(const struct virtqueue *vq, uint64_t field)
 	return vq->used_gpa;
 }
 
-static uint64_t vpci_queue_read(struct virtio_core *c, uint64_t off)
+static uint64_t vpci_queue_read(struct virtio_pci *vp, uint64_t off)
 {
-	struct virtqueue *vq = virtio_core_sel_queue(c);
+	struct virtqueue *vq = virtio_core_sel_queue(vp->core);
 
 	if (!vq)
 		return 0;
@@ -107,7 +225,7 @@ static uint64_t vpci_queue_read(struct virtio_core *c, uint64_t off)
 	case VIRTIO_PCI_Q_SIZE:
 		return vq->num;
 	case VIRTIO_PCI_Q_MSIX:
-		return VIRTIO_PCI_NO_VECTOR;
+		return vp->queue_vector[vp->core->queue_sel];
 	case VIRTIO_PCI_Q_ENABLE:
 		return vq->ready;
 	case VIRTIO_PCI_Q_NOFF:
@@ -116,8 +234,10 @@ static uint64_t vpci_queue_read(struct virtio_core *c, uint64_t off)
 	return vpci_queue_addr(vq, off & ~7ULL) >> (off & 4 ? 32 : 0);
 }
 
-static uint64_t vpci_common_read(struct virtio_core *c, uint64_t off)
+static uint64_t vpci_common_read(struct virtio_pci *vp, uint64_t off)
 {
+	struct virtio_core *c = vp->core;
+
 	switch (off) {
 	case VIRTIO_PCI_DFSELECT:
 		return c->device_features_sel;
@@ -128,7 +248,7 @@ static uint64_t vpci_common_read(struct virtio_core *c, uint64_t off)
 	case VIRTIO_PCI_GF:
 		return virtio_core_driver_features(c);
 	case VIRTIO_PCI_MSIX_CONFIG:
-		return VIRTIO_PCI_NO_VECTOR;
+		return vp->config_vector;
 	case VIRTIO_PCI_NUM_QUEUES:
 		return c->dev.num_queues;
 	case VIRTIO_PCI_STATUS:
@@ -138,7 +258,7 @@ static uint64_t vpci_common_read(struct virtio_core *c, uint64_t off)
 	case VIRTIO_PCI_Q_SELECT:
 		return c->queue_sel;
 	}
-	return vpci_queue_read(c, off);
+	return vpci_queue_read(vp, off);
 }
 
 /* A write of len bytes (4 or 8 for a 64-bit field) at off. */
@@ -167,9 +287,10 @@ static void vpci_queue_addr_write(struct virtio_core *c, uint64_t off,
 		virtio_core_set_half(reg, off & 4, val);
 }
 
-static void vpci_queue_write(struct virtio_core *c, uint64_t off,
+static void vpci_queue_write(struct virtio_pci *vp, uint64_t off,
 			     unsigned int len, uint64_t val)
 {
+	struct virtio_core *c = vp->core;
 	struct virtqueue *vq;
 
 	switch (off) {
@@ -179,7 +300,9 @@ static void vpci_queue_write(struct virtio_core *c, uint64_t off,
 			vq->num = val;
 		return;
 	case VIRTIO_PCI_Q_MSIX:
-		return; /* no MSI-X: it reads NO_VECTOR */
+		if (virtio_core_sel_queue(c))
+			vp->queue_vector[c->queue_sel] = vpci_vector(vp, val);
+		return;
 	case VIRTIO_PCI_Q_ENABLE:
 		virtio_core_queue_enable_locked(c, val);
 		return;
@@ -190,9 +313,11 @@ static void vpci_queue_write(struct virtio_core *c, uint64_t off,
 	vpci_queue_addr_write(c, off, len, val);
 }
 
-static void vpci_common_write(struct virtio_core *c, uint64_t off,
+static void vpci_common_write(struct virtio_pci *vp, uint64_t off,
 			      unsigned int len, uint64_t val)
 {
+	struct virtio_core *c = vp->core;
+
 	switch (off) {
 	case VIRTIO_PCI_DFSELECT:
 		c->device_features_sel = val;
@@ -204,7 +329,8 @@ static void vpci_common_write(struct virtio_core *c, uint64_t off,
 		virtio_core_driver_features_write(c, val);
 		return;
 	case VIRTIO_PCI_MSIX_CONFIG:
-		return; /* no MSI-X: it reads NO_VECTOR */
+		vp->config_vector = vpci_vector(vp, val);
+		return;
 	case VIRTIO_PCI_STATUS:
 		virtio_core_status_write_locked(c, val);
 		return;
@@ -218,19 +344,44 @@ static void vpci_common_write(struct virtio_core *c, uint64_t off,
 			      (unsigned long long)off);
 		return;
 	}
-	vpci_queue_write(c, off, len, val);
+	vpci_queue_write(vp, off, len, val);
 }
 
 /* --- BAR 0 ----------------------------------------------------------- */
 
-enum vpci_region { VPCI_BAD, VPCI_COMMON, VPCI_ISR, VPCI_DEVICE, VPCI_NOTIFY };
+enum vpci_region {
+	VPCI_BAD,
+	VPCI_COMMON,
+	VPCI_ISR,
+	VPCI_DEVICE,
+	VPCI_NOTIFY,
+	VPCI_TABLE,
+	VPCI_PBA,
+};
+
+/* MSI-X table and PBA: aligned 4 or 8-byte accesses inside them. */
+static enum vpci_region vpci_msix_region(const struct virtio_pci *vp,
+					 uint64_t off, unsigned int len)
+{
+	uint64_t t = off - VIRTIO_PCI_MSIX_TABLE, p = off - VIRTIO_PCI_MSIX_PBA;
+
+	if (!vp->nr_vectors || (len != 4 && len != 8) || off % len)
+		return VPCI_BAD;
+	if (off >= VIRTIO_PCI_MSIX_TABLE &&
+	    t < (uint64_t)vp->nr_vectors * VIRTIO_PCI_MSIX_ENTRY)
+		return VPCI_TABLE;
+	if (off >= VIRTIO_PCI_MSIX_PBA && p < 8)
+		return VPCI_PBA;
+	return VPCI_BAD;
+}
 
 /* Which region a len-byte access at BAR offset off hits, if it is valid. */
-static enum vpci_region vpci_region(const struct virtio_core *c, uint64_t off,
+static enum vpci_region vpci_region(const struct virtio_pci *vp, uint64_t off,
 				    unsigned int len)
 {
-	uint32_t cfg = c->dev.config_size;
+	uint32_t cfg = vp->core->dev.config_size;
 	uint64_t d = off - VIRTIO_PCI_DEVICE_OFF;
+	enum vpci_region r;
 
 	if (off < VIRTIO_PCI_COMMON_LEN)
 		return vpci_common_ok(off, len) ? VPCI_COMMON : VPCI_BAD;
@@ -241,17 +392,39 @@ static enum vpci_region vpci_region(const struct virtio_core *c, uint64_t off,
 		return VPCI_DEVICE;
 	if (off == VIRTIO_PCI_NOTIFY_OFF && (len == 2 || len == 4))
 		return VPCI_NOTIFY;
-	pr_guest_once("virtio-pci: %u-byte access at BAR offset %#llx", len,
-		      (unsigned long long)off);
-	return VPCI_BAD;
+	r = vpci_msix_region(vp, off, len);
+	if (r == VPCI_BAD)
+		pr_guest_once("virtio-pci: %u-byte access at BAR offset %#llx",
+			      len, (unsigned long long)off);
+	return r;
 }
 
-static void vpci_bar_read_locked(struct virtio_core *c, uint64_t off,
+/* Table or PBA, in 4-byte pieces. */
+static void vpci_msix_read(struct virtio_pci *vp, enum vpci_region r,
+			   uint64_t off, void *data, unsigned int len)
+{
+	uint8_t *p = data;
+
+	for (unsigned int i = 0; i < len; i += 4) {
+		uint32_t v =
+			r == VPCI_PBA ?
+				(off + i) % 8 ? 0 : vp->pending :
+				vpci_table_read(
+					vp, off + i - VIRTIO_PCI_MSIX_TABLE);
+
+		mmio_data_put(p + i, 4, v);
+	}
+}
+
+static void vpci_bar_read_locked(struct virtio_pci *vp, uint64_t off,
 				 void *data, unsigned int len)
 {
-	switch (vpci_region(c, off, len)) {
+	struct virtio_core *c = vp->core;
+	enum vpci_region r = vpci_region(vp, off, len);
+
+	switch (r) {
 	case VPCI_COMMON:
-		mmio_data_put(data, len, vpci_common_read(c, off));
+		mmio_data_put(data, len, vpci_common_read(vp, off));
 		return;
 	case VPCI_ISR:
 		mmio_data_put(data, len, virtio_core_isr_take_locked(c));
@@ -262,32 +435,49 @@ static void vpci_bar_read_locked(struct virtio_core *c, uint64_t off,
 						off - VIRTIO_PCI_DEVICE_OFF,
 						data, len);
 		return;
+	case VPCI_TABLE:
+	case VPCI_PBA:
+		vpci_msix_read(vp, r, off, data, len);
+		return;
 	case VPCI_NOTIFY:
 	case VPCI_BAD:
 		return;
 	}
 }
 
-static void vpci_bar_write_locked(struct virtio_core *c, uint64_t off,
+static void vpci_device_write(struct virtio_core *c, uint64_t off,
+			      const void *data, unsigned int len)
+{
+	if (c->dev.ops->config_write)
+		c->dev.ops->config_write(
+			c->dev.opaque, off - VIRTIO_PCI_DEVICE_OFF, data, len);
+	else
+		pr_guest_once("virtio-pci: write to read-only config");
+}
+
+static void vpci_bar_write_locked(struct virtio_pci *vp, uint64_t off,
 				  const void *data, unsigned int len)
 {
-	switch (vpci_region(c, off, len)) {
+	const uint8_t *p = data;
+
+	switch (vpci_region(vp, off, len)) {
 	case VPCI_COMMON:
-		vpci_common_write(c, off, len, mmio_data_get(data, len));
+		vpci_common_write(vp, off, len, mmio_data_get(data, len));
 		return;
 	case VPCI_DEVICE:
-		if (c->dev.ops->config_write)
-			c->dev.ops->config_write(c->dev.opaque,
-						 off - VIRTIO_PCI_DEVICE_OFF,
-						 data, len);
-		else
-			pr_guest_once("virtio-pci: write to read-only config");
+		vpci_device_write(vp->core, off, data, len);
 		return;
 	case VPCI_NOTIFY:
-		virtio_core_kick_locked(c, mmio_data_get(data, 2));
+		virtio_core_kick_locked(vp->core, mmio_data_get(data, 2));
+		return;
+	case VPCI_TABLE:
+		for (unsigned int i = 0; i < len; i += 4)
+			vpci_table_write(vp, off + i - VIRTIO_PCI_MSIX_TABLE,
+					 mmio_data_get(p + i, 4));
 		return;
 	case VPCI_ISR:
-		pr_guest_once("virtio-pci: write to the ISR");
+	case VPCI_PBA:
+		pr_guest_once("virtio-pci: write to a read-only register");
 		return;
 	case VPCI_BAD:
 		return;
@@ -303,7 +493,7 @@ static void vpci_bar_read(void *opaque, unsigned int bar, uint64_t off,
 	if (bar != VIRTIO_PCI_BAR)
 		return;
 	virtio_core_lock(vp->core);
-	vpci_bar_read_locked(vp->core, off, data, len);
+	vpci_bar_read_locked(vp, off, data, len);
 	virtio_core_unlock(vp->core);
 }
 
@@ -315,7 +505,7 @@ static void vpci_bar_write(void *opaque, unsigned int bar, uint64_t off,
 	if (bar != VIRTIO_PCI_BAR)
 		return;
 	virtio_core_lock(vp->core);
-	vpci_bar_write_locked(vp->core, off, data, len);
+	vpci_bar_write_locked(vp, off, data, len);
 	virtio_core_unlock(vp->core);
 }
 
@@ -363,6 +553,21 @@ static bool vpci_cfg_writable(uint32_t off)
 	       (off >= PCICFG_OFFSET && off < PCICFG_DATA + 4);
 }
 
+/* A write that touches the MSI-X message control's upper byte. */
+static void vpci_msix_ctrl_write(struct virtio_pci *vp, uint32_t off,
+				 unsigned int len, uint32_t val)
+{
+	uint32_t hi = VIRTIO_PCI_CAP_MSIX + 3;
+	uint8_t *ctrl = vpci_cfg(vp, hi);
+
+	if (!vp->nr_vectors || off > hi || off + len <= hi)
+		return;
+	*ctrl = (val >> (8 * (hi - off))) & 0xc0;
+	virtio_core_lock(vp->core);
+	vpci_msix_ctrl_locked(vp, pci_get(vpci_cfg(vp, hi - 1), 2));
+	virtio_core_unlock(vp->core);
+}
+
 static void vpci_cfg_write(void *opaque, uint32_t off, unsigned int len,
 			   uint32_t val)
 {
@@ -374,12 +579,29 @@ static void vpci_cfg_write(void *opaque, uint32_t off, unsigned int len,
 	for (unsigned int i = 0; i < len; i++)
 		if (vpci_cfg_writable(off + i))
 			*vpci_cfg(vp, off + i) = val >> (8 * i);
+	vpci_msix_ctrl_write(vp, off, len, val);
 	if (off + len <= PCICFG_DATA || off >= PCICFG_DATA + 4)
 		return;
 	if (!vpci_cfgcap_window(vp, &boff, &blen))
 		return;
 	memcpy(data, vpci_cfg(vp, PCICFG_DATA), 4);
 	vpci_bar_write(vp, VIRTIO_PCI_BAR, boff, data, blen);
+}
+
+/* Core lock held: MSI-X off, every vector masked and unassigned. */
+static void vpci_msix_reset(struct virtio_pci *vp)
+{
+	vp->msix_ctrl = 0;
+	vp->pending = 0;
+	vp->config_vector = VIRTIO_PCI_NO_VECTOR;
+	for (unsigned int q = 0; q < VIRTIO_CORE_MAX_QUEUES; q++)
+		vp->queue_vector[q] = VIRTIO_PCI_NO_VECTOR;
+	for (unsigned int v = 0; v < VIRTIO_PCI_MSIX_MAX; v++)
+		vp->table[v] = (struct virtio_pci_msix_entry){
+			.ctrl = PCI_MSIX_ENTRY_MASKED
+		};
+	if (vp->nr_vectors)
+		*vpci_cfg(vp, VIRTIO_PCI_CAP_MSIX + 3) = 0;
 }
 
 static void vpci_reset(void *opaque)
@@ -389,6 +611,7 @@ static void vpci_reset(void *opaque)
 	memset(vpci_cfg(vp, PCICFG_BAR), 0, 1);
 	memset(vpci_cfg(vp, PCICFG_OFFSET), 0, 12);
 	virtio_core_lock(vp->core);
+	vpci_msix_reset(vp);
 	virtio_core_reset_locked(vp->core);
 	virtio_core_unlock(vp->core);
 }
@@ -415,7 +638,8 @@ static uint32_t vpci_class(uint32_t device_id)
 	return 0xff0000; /* unclassified */
 }
 
-int virtio_pci_init(struct virtio_pci *vp, struct virtio_core *core)
+int virtio_pci_init(struct virtio_pci *vp, struct virtio_core *core,
+		    const struct virtio_pci_msi_sink *sink)
 {
 	uint32_t id = core->dev.device_id;
 
@@ -440,6 +664,12 @@ int virtio_pci_init(struct virtio_pci *vp, struct virtio_core *core)
 		.ops = &vpci_ops,
 		.opaque = vp,
 	};
+	if (sink && sink->send) {
+		vp->sink = *sink;
+		vp->nr_vectors = core->dev.num_queues + 1;
+		core->msi = (struct virtio_msi){ vpci_msi_signal, vp };
+	}
+	vpci_msix_reset(vp);
 	vpci_caps(vp);
 	return 0;
 }

@@ -33,6 +33,8 @@ struct board_irqchip {
 	const struct irq_line *harts;
 	/* AIA: set wired source src to level (KVM_IRQ_LINE). */
 	void (*line)(void *opaque, unsigned int src, int level);
+	/* AIA: deliver a message-signalled interrupt (KVM_SIGNAL_MSI). */
+	void (*msi)(void *opaque, uint64_t addr, uint32_t data);
 	void *opaque;
 };
 

@@ -12,7 +12,10 @@
  * board moves the queues' notification ioeventfds with it.
  *
  * Interrupts, all level-triggered: with the PLIC, every line goes into the
- * emulated PLIC; the bridge's four INTx outputs too.  With KVM's AIA, the UART's line goes to KVM_IRQ_LINE,
+ * emulated PLIC; the bridge's four INTx outputs too (virtio-pci functions
+ * then offer no MSI-X).  With KVM's AIA the bridge's node names the IMSIC
+ * as its msi-parent and virtio-pci functions offer MSI-X, whose messages
+ * go to KVM_SIGNAL_MSI.  With KVM's AIA, the UART's line goes to KVM_IRQ_LINE,
  * and each virtio slot's line is raised through an irqfd (see
  * slot_irq_set()): the I/O thread signals the guest without an ioctl and
  * without a vCPU exit.
@@ -344,10 +347,20 @@ struct board_slot *board_virtio_slot(struct board *b, const char *what)
 	return board_virtio_slot_on(b, what, VIRTIO_TRANSPORT_DEFAULT);
 }
 
+/* With KVM's AIA, virtio-pci functions offer MSI-X, sent to the IMSICs. */
+static void board_msi_send(void *opaque, uint64_t addr, uint32_t data)
+{
+	struct board *b = opaque;
+
+	b->chip.msi(b->chip.opaque, addr, data);
+}
+
 static int board_pci_add(struct board_slot *slot, struct virtio_mmio *t)
 {
 	struct board *b = slot->board;
-	int ret = virtio_pci_init(&slot->vpci, &t->core);
+	const struct virtio_pci_msi_sink sink = { board_msi_send, b };
+	bool msi = board_aia(b) && b->chip.msi;
+	int ret = virtio_pci_init(&slot->vpci, &t->core, msi ? &sink : NULL);
 
 	ret = ret   ?:
 		      pci_host_add(&b->pci, &slot->vpci.func, &slot->devno,

@@ -46,6 +46,11 @@ static void aia_line(void *opaque, unsigned int src, int level)
 	kvm_irq_line(opaque, src, level);
 }
 
+static void aia_msi(void *opaque, uint64_t addr, uint32_t data)
+{
+	kvm_signal_msi(opaque, addr, data);
+}
+
 static void step_devices_down(struct machine *m)
 {
 	nics_down(&m->nics);
@@ -62,6 +67,7 @@ static int step_devices_up(struct machine *m)
 		.kind = m->irqchip,
 		.harts = m->hart_ext,
 		.line = aia_line,
+		.msi = aia_msi,
 		.opaque = &m->vm,
 	};
 	int ret;

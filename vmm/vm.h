@@ -119,6 +119,8 @@ void kvm_aia_destroy(struct vm *vm);
 void kvm_irq_line(struct vm *vm, unsigned int src, int level);
 /* Signal GSI gsi (an edge) whenever fd is written. */
 int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi);
+/* A message-signalled interrupt (an IMSIC address and identity). */
+void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data);
 
 /* kvm_cpu.c */
 int kvm_cpus_create(struct vm *vm);

@@ -8,6 +8,7 @@
  * fake guest RAM whose initial contents come from the input.
  *
  * Input:  [ops_len: u16] [ops: ops_len bytes] [RAM image]
+ * Function 0 offers MSI-X (its messages recorded), function 1 INTx only.
  * Ops (first byte % 9):
  *   0  config write  [dev: u8 % 4] [reg: u16 % 0x1000] [size sel] [u32]
  *   1  config read   [dev] [reg] [size sel]
@@ -72,6 +73,16 @@ static void fn_irq(void *opaque, int level)
 
 	fuzz_irq_edge(cur, level);
 	irq_line_set(the_ctx->intx[n], level);
+}
+
+static void fuzz_msi(void *opaque, uint64_t addr, uint32_t data)
+{
+	struct fuzz_ctx *c = opaque;
+
+	/* only for an enabled, unmasked vector of function 0 */
+	CHECK(c->vp[0].msix_ctrl == PCI_MSIX_FLAGS_ENABLE);
+	(void)addr;
+	(void)data;
 }
 
 static unsigned int fuzz_size(struct fuzz_in *in)
@@ -162,6 +173,9 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 		const struct virtio_core *core = &c->rng[n].vm.core;
 
 		CHECK(c->fn_level[n] == (core->isr != 0));
+		if (c->vp[n].msix_ctrl & PCI_MSIX_FLAGS_ENABLE)
+			CHECK(!core->isr); /* no INTx with MSI-X */
+		CHECK(!(c->vp[n].pending >> c->vp[n].nr_vectors));
 		CHECK(d->intx_level == c->fn_level[n]);
 		if (c->fn_level[n] && !(d->command & PCI_COMMAND_INTX_DISABLE))
 			pins[n % PCI_HOST_PINS] = 1;
@@ -221,6 +235,7 @@ static void fuzz_setup(struct fuzz_ctx *c)
 		.mem32_size = WIN_SIZE,
 	};
 	const struct dev_res none = { 0 };
+	const struct virtio_pci_msi_sink sink = { fuzz_msi, c };
 
 	for (unsigned int i = 0; i < PCI_HOST_PINS; i++)
 		p.pins[i] =
@@ -232,7 +247,9 @@ static void fuzz_setup(struct fuzz_ctx *c)
 
 		CHECK(virtio_rng_init(&c->rng[n], &none, &c->mem, &irq,
 				      fuzz_source, c) == 0);
-		CHECK(virtio_pci_init(&c->vp[n], &c->rng[n].vm.core) == 0);
+		/* function 0 offers MSI-X, function 1 does not */
+		CHECK(virtio_pci_init(&c->vp[n], &c->rng[n].vm.core,
+				      n ? NULL : &sink) == 0);
 		CHECK(pci_host_add(&c->h, &c->vp[n].func, &devno,
 				   &c->intx[n]) == 0);
 		CHECK(devno == n);

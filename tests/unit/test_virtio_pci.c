@@ -4,7 +4,9 @@
  * configuration driven like Linux's virtio_pci_modern driver, the notify
  * address, ISR read-to-clear with a level INTx line, the PCI configuration
  * access capability, hostile sizes and offsets, and the shared virtio core
- * reaching the same state through virtio-pci and virtio-mmio.  The device
+ * reaching the same state through virtio-pci and virtio-mmio; MSI-X:
+ * the capability, table and PBA, vectors per queue and config, function
+ * and vector masks with pending bits.  The device
  * behind it is virtio-rng; its rings come from the driver-side mock.
  */
 #include <stdarg.h>
@@ -31,7 +33,19 @@ struct fx {
 	struct virtio_pci vp;
 	int level;
 	uint8_t next;
+	unsigned int msgs;
+	uint64_t msg_addr;
+	uint32_t msg_data;
 };
+
+static void msi_send(void *opaque, uint64_t addr, uint32_t data)
+{
+	struct fx *x = opaque;
+
+	x->msgs++;
+	x->msg_addr = addr;
+	x->msg_data = data;
+}
 
 static void irq_set(void *opaque, int level)
 {
@@ -61,8 +75,20 @@ static int setup(void **state)
 	assert_int_equal(virtio_rng_init(&x->rng2, &SLOT_RES(0), &x->m.mem,
 					 NULL, source, x),
 			 0);
-	assert_int_equal(virtio_pci_init(&x->vp, &x->rng.vm.core), 0);
+	assert_int_equal(virtio_pci_init(&x->vp, &x->rng.vm.core, NULL), 0);
 	*state = x;
+	return 0;
+}
+
+static int setup_msix(void **state)
+{
+	struct fx *x;
+	struct virtio_pci_msi_sink sink = { msi_send, NULL };
+
+	setup(state);
+	x = *state;
+	sink.opaque = x;
+	assert_int_equal(virtio_pci_init(&x->vp, &x->rng.vm.core, &sink), 0);
 	return 0;
 }
 
@@ -220,10 +246,11 @@ static void test_request_and_isr(void **state)
 	/* queue writes are refused while enabled */
 	bar_wr(x, VIRTIO_PCI_Q_SIZE, 2, 4);
 	assert_int_equal(bar_rd(x, VIRTIO_PCI_Q_SIZE, 2), NUM);
-	/* no MSI-X */
-	bar_wr(x, VIRTIO_PCI_MSIX_CONFIG, 2, 0);
+	/* no vectors assigned (or no MSI-X) */
 	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_CONFIG, 2), 0xffff);
 	assert_int_equal(bar_rd(x, VIRTIO_PCI_Q_MSIX, 2), 0xffff);
+	bar_wr(x, VIRTIO_PCI_MSIX_CONFIG, 2, 9);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_CONFIG, 2), 0xffff);
 	/* device reset through the status byte */
 	bar_wr(x, VIRTIO_PCI_STATUS, 1, 0);
 	assert_int_equal(x->rng.vm.core.status, 0);
@@ -315,6 +342,128 @@ static void test_hostile_accesses(void **state)
 	assert_int_equal(x->rng.vm.core.status, 0xf);
 }
 
+static void msix_entry(struct fx *x, unsigned int v, uint64_t addr,
+		       uint32_t data, bool masked)
+{
+	uint64_t e = VIRTIO_PCI_MSIX_TABLE + 16 * v;
+
+	bar_wr(x, e, 8, addr);
+	bar_wr(x, e + 8, 4, data);
+	bar_wr(x, e + 12, 4, masked);
+}
+
+static void rng_request(struct fx *x)
+{
+	struct vqm_buf b = vqm_buf_new(&x->m, 16, true, 0);
+
+	vqm_add(&x->m, &b, 1);
+	bar_wr(x, VIRTIO_PCI_NOTIFY_OFF, 2, 0);
+}
+
+static void test_msix_capability(void **state)
+{
+	struct fx *x = *state;
+	unsigned int pos = x->vp.func.cap_ptr, ttl = 48;
+
+	while (pos && ttl-- && cfg_rd(x, pos, 1) != PCI_CAP_ID_MSIX)
+		pos = cfg_rd(x, pos + 1, 1);
+	assert_int_equal(pos, VIRTIO_PCI_CAP_MSIX);
+	assert_int_equal(cfg_rd(x, pos + 2, 2), 1); /* 2 vectors: N - 1 */
+	assert_int_equal(cfg_rd(x, pos + 4, 4), VIRTIO_PCI_MSIX_TABLE);
+	assert_int_equal(cfg_rd(x, pos + 8, 4), VIRTIO_PCI_MSIX_PBA);
+	/* only enable and function mask are writable */
+	cfg_wr(x, pos, 4, 0xffffffff);
+	assert_int_equal(cfg_rd(x, pos, 4), 0xc0010000 | PCI_CAP_ID_MSIX);
+	cfg_wr(x, pos + 3, 1, 0);
+	assert_int_equal(cfg_rd(x, pos + 2, 2), 1);
+	/* entries start masked, PBA clear */
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_TABLE + 12, 4), 1);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_PBA, 8), 0);
+	/* no third entry; PBA read-only */
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_TABLE + 32, 4), 0);
+	bar_wr(x, VIRTIO_PCI_MSIX_PBA, 4, 3);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_PBA, 4), 0);
+	/* a vector beyond the table reads back NO_VECTOR */
+	bar_wr(x, VIRTIO_PCI_MSIX_CONFIG, 2, 2);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_CONFIG, 2), 0xffff);
+	bar_wr(x, VIRTIO_PCI_MSIX_CONFIG, 2, 0);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_CONFIG, 2), 0);
+}
+
+/* Linux's order: enable MSI-X, program entries, assign vectors, go. */
+static void test_msix_vectors_and_masks(void **state)
+{
+	struct fx *x = *state;
+	uint32_t cap = VIRTIO_PCI_CAP_MSIX;
+
+	cfg_wr(x, cap + 2, 2, PCI_MSIX_FLAGS_ENABLE | PCI_MSIX_FLAGS_MASKALL);
+	msix_entry(x, 0, 0x28000000, 1, false);
+	msix_entry(x, 1, 0x28001000, 2, false);
+	cfg_wr(x, cap + 2, 2, PCI_MSIX_FLAGS_ENABLE);
+	pci_driver_up(x);
+	bar_wr(x, VIRTIO_PCI_MSIX_CONFIG, 2, 0);
+	bar_wr(x, VIRTIO_PCI_Q_SELECT, 2, 0);
+	bar_wr(x, VIRTIO_PCI_Q_MSIX, 2, 1);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_Q_MSIX, 2), 1);
+	rng_request(x);
+	assert_int_equal(x->msgs, 1);
+	assert_int_equal(x->msg_addr, 0x28001000);
+	assert_int_equal(x->msg_data, 2);
+	assert_int_equal(x->level, 0); /* no INTx, no ISR */
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_ISR_OFF, 1), 0);
+
+	/* a masked vector keeps its message pending until unmasked */
+	bar_wr(x, VIRTIO_PCI_MSIX_TABLE + 16 + 12, 4, 1);
+	rng_request(x);
+	assert_int_equal(x->msgs, 1);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_PBA, 4), 2);
+	bar_wr(x, VIRTIO_PCI_MSIX_TABLE + 16 + 12, 4, 0);
+	assert_int_equal(x->msgs, 2);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_PBA, 4), 0);
+
+	/* the function mask too */
+	cfg_wr(x, cap + 3, 1, 0xc0);
+	rng_request(x);
+	assert_int_equal(x->msgs, 2);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_PBA, 4), 2);
+	cfg_wr(x, cap + 3, 1, 0x80);
+	assert_int_equal(x->msgs, 3);
+
+	/* NO_VECTOR: no interrupt at all while MSI-X is on */
+	bar_wr(x, VIRTIO_PCI_Q_MSIX, 2, VIRTIO_PCI_NO_VECTOR);
+	rng_request(x);
+	assert_int_equal(x->msgs, 3);
+	assert_int_equal(x->level, 0);
+
+	/* MSI-X off: back to INTx and the ISR */
+	cfg_wr(x, cap + 3, 1, 0);
+	rng_request(x);
+	assert_int_equal(x->msgs, 3);
+	assert_int_equal(x->level, 1);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_ISR_OFF, 1), VIRTIO_INT_VRING);
+
+	/* reset: vectors unassigned, entries masked, MSI-X off */
+	x->vp.func.ops->reset(&x->vp);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_CONFIG, 2), 0xffff);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_TABLE + 12, 4), 1);
+	assert_int_equal(cfg_rd(x, cap + 2, 2), 1);
+}
+
+/* A broken queue's config change goes to the config vector. */
+static void test_msix_config_vector(void **state)
+{
+	struct fx *x = *state;
+
+	cfg_wr(x, VIRTIO_PCI_CAP_MSIX + 2, 2, PCI_MSIX_FLAGS_ENABLE);
+	msix_entry(x, 0, 0x28000000, 7, false);
+	bar_wr(x, VIRTIO_PCI_MSIX_CONFIG, 2, 0);
+	bar_wr(x, VIRTIO_PCI_STATUS, 1, 3);
+	bar_wr(x, VIRTIO_PCI_Q_ENABLE, 2, 1); /* before FEATURES_OK */
+	assert_true(x->rng.vm.core.status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	assert_int_equal(x->msgs, 1);
+	assert_int_equal(x->msg_data, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +478,16 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_accesses, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_accesses,
+						setup_msix, teardown),
+		cmocka_unit_test_setup_teardown(test_request_and_isr,
+						setup_msix, teardown),
+		cmocka_unit_test_setup_teardown(test_msix_capability,
+						setup_msix, teardown),
+		cmocka_unit_test_setup_teardown(test_msix_vectors_and_masks,
+						setup_msix, teardown),
+		cmocka_unit_test_setup_teardown(test_msix_config_vector,
+						setup_msix, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
