@@ -3,7 +3,8 @@
  * The board: the machine the guest sees.  It alone reads the memory map
  * (layout.h); it creates the interrupt controller (a PLIC emulated here,
  * or the description of KVM's in-kernel AIA), the UART and virtio-rng,
- * hands out virtio-mmio slots (window, interrupt line) to the modules that
+ * hands out virtio slots (a virtio-mmio window and interrupt line, or a
+ * virtio-pci function behind its PCIe host bridge) to the modules that
  * create the other virtio devices, puts every device on the MMIO bus, and
  * builds the device tree from its device list.
  */
