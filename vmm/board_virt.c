@@ -42,6 +42,8 @@ _Static_assert(LAYOUT_PCI_INTX_FIRST_IRQ > LAYOUT_UART_IRQ &&
 		       LAYOUT_PCI_INTX_FIRST_IRQ + PCI_HOST_PINS <=
 			       LAYOUT_AIA_NR_IRQS,
 	       "PCI INTx sources overlap others or exceed the APLIC's");
+_Static_assert(LAYOUT_RAM_BASE + CONFIG_RAM_MAX <= LAYOUT_PCI_MMIO64_BASE,
+	       "the 64-bit PCI window overlaps the largest RAM");
 _Static_assert(LAYOUT_PCI_ECAM_SIZE >= PCI_HOST_ECAM_SIZE,
 	       "the ECAM window is too small for bus 0");
 _Static_assert(PHANDLE_CPU_INTC(CONFIG_MAX_CPUS) <= PHANDLE_IMSIC,
@@ -261,6 +263,8 @@ static void board_pci_params(struct board *b, struct pci_host_params *p)
 		},
 		.mem32_base = LAYOUT_PCI_MMIO32_BASE,
 		.mem32_size = LAYOUT_PCI_MMIO32_SIZE,
+		.mem64_base = LAYOUT_PCI_MMIO64_BASE,
+		.mem64_size = LAYOUT_PCI_MMIO64_SIZE,
 		.msi_parent = board_aia(b) ? PHANDLE_IMSIC : 0,
 		.bar_moved = board_bar_moved,
 		.bar_moved_opaque = b,
