@@ -371,6 +371,9 @@ static int board_pci_add(struct board_slot *slot, struct virtio_mmio *t)
 				   &slot->intx);
 	if (ret)
 		pr_err("%s on PCI: %s", t->core.dev.name, strerror(-ret));
+	else
+		pr_debug("%s: virtio-pci 0000:00:%02x.0, %s", t->core.dev.name,
+			 slot->devno, msi ? "MSI-X or INTx" : "INTx");
 	return ret;
 }
 
@@ -397,6 +400,8 @@ static int board_mmio_add(struct board_slot *slot, struct virtio_mmio *t)
 		return ret;
 	}
 	b->nr_mmio++;
+	pr_debug("%s: virtio-mmio at %#llx, interrupt %u", t->core.dev.name,
+		 (unsigned long long)slot->res.base, slot->res.irq);
 	return 0;
 }
 
