@@ -278,7 +278,24 @@ static void board_pci_params(struct board *b, struct pci_host_params *p)
 	}
 }
 
-/* The bridge, its ECAM and its window on the bus, once. */
+/* The bridge's ECAM and memory windows on the MMIO bus. */
+static int board_pci_map(struct board *b, const struct pci_host_params *p)
+{
+	struct mmio_bus *bus = &b->vm->bus;
+	int ret;
+
+	ret = mmio_bus_add(bus, p->ecam.base, p->ecam.size, &pci_host_ecam_ops,
+			   &b->pci);
+	if (!ret)
+		ret = mmio_bus_add(bus, p->mem32_base, p->mem32_size,
+				   &pci_host_window_ops, &b->pci.mem32);
+	if (!ret)
+		ret = mmio_bus_add(bus, p->mem64_base, p->mem64_size,
+				   &pci_host_window_ops, &b->pci.mem64);
+	return ret;
+}
+
+/* The bridge, its ECAM and its windows on the bus, once. */
 static int board_pci_up(struct board *b)
 {
 	struct pci_host_params p;
@@ -288,12 +305,7 @@ static int board_pci_up(struct board *b)
 		return 0;
 	board_pci_params(b, &p);
 	ret = pci_host_init(&b->pci, &p);
-	ret = ret   ?:
-		      mmio_bus_add(&b->vm->bus, p.ecam.base, p.ecam.size,
-				   &pci_host_ecam_ops, &b->pci);
-	ret = ret   ?:
-		      mmio_bus_add(&b->vm->bus, p.mem32_base, p.mem32_size,
-				   &pci_host_window_ops, &b->pci.mem32);
+	ret = ret ?: board_pci_map(b, &p);
 	if (ret) {
 		pr_err("cannot set up the PCI host bridge: %s", strerror(-ret));
 		return ret;

@@ -263,6 +263,7 @@ static void test_pci_notify_follows_bar(void **state)
 		fixture_new_on(IRQCHIP_KIND_PLIC, VIRTIO_TRANSPORT_PCI);
 	struct board_slot *slot = &fx->board.virtio[0];
 	uint64_t hi = LAYOUT_PCI_MMIO64_BASE;
+	uint32_t v = 0;
 
 	(void)state;
 	slot->kicks[0].fd = 42; /* as kicks_watch() would */
@@ -281,6 +282,12 @@ static void test_pci_notify_follows_bar(void **state)
 	ecam_wr(fx, PCI_BASE_ADDRESS_0, (uint32_t)hi);
 	assert_int_equal(fx->binds[fx->nr_binds - 1].addr,
 			 hi + VIRTIO_PCI_NOTIFY_OFF);
+	/* the function answers there, through the MMIO bus */
+	assert_true(mmio_bus_access(&fx->vm.bus, hi + VIRTIO_PCI_NUM_QUEUES, &v,
+				    2, false));
+	assert_int_equal(v & 0xffff, 1);
+	assert_false(mmio_bus_access(&fx->vm.bus, LAYOUT_PCI_MMIO32_BASE, &v, 4,
+				     false));
 	assert_true(fx->binds[fx->nr_binds - 1].assign);
 	assert_false(fx->binds[1].assign);
 	/* the VM goes: nothing to unbind on the reset that follows */
