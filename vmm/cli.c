@@ -635,7 +635,8 @@ static const struct cli_opt cli_opts[] = {
 	      "then :16), host_ip=IP (192.168.33.1, given to\n"
 	      "the tap when script=none), guest_ip=IP\n"
 	      "(192.168.33.15), script=PATH|none,\n"
-	      "downscript=PATH|none.  Without -n: no network") },
+	      "downscript=PATH|none, trans=pci|mmio (default:\n"
+	      "--virtio-transport).  Without -n: no network") },
 
 	{ .help = "Debug options:" },
 	{ OPT("debug", 0, NULL, set_debug, "Same as --loglevel debug") },
