@@ -389,7 +389,7 @@ static void blk_finish(struct virtio_blk *blk, struct virtio_blk_req *req)
 			*req->status = VIRTIO_BLK_S_IOERR;
 			req->used_len = 1;
 		}
-		virtq_push(&blk->vm.queues[req->q], req->chain.head,
+		virtq_push(&blk->vm.core.queues[req->q], req->chain.head,
 			   req->used_len);
 	}
 	req->busy = req->parked = false;
@@ -453,7 +453,7 @@ static void blk_unpark(struct virtio_blk *blk)
 static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
 {
 	struct virtio_blk_req *req = blk_free_slot(blk);
-	struct virtqueue *vq = &blk->vm.queues[q];
+	struct virtqueue *vq = &blk->vm.core.queues[q];
 
 	if (!req || virtq_pop(vq, &req->chain) <= 0)
 		return -1;
@@ -553,7 +553,7 @@ static void blk_settle(struct virtio_blk *blk, bool more)
 	}
 	if (more)
 		blk_rearm(blk); /* after the reap, which drains the eventfd */
-	for (unsigned int q = 0; q < blk->vm.dev.num_queues; q++)
+	for (unsigned int q = 0; q < blk->vm.core.dev.num_queues; q++)
 		virtio_mmio_signal_used(&blk->vm, q);
 }
 
@@ -566,7 +566,7 @@ static void blk_notify(void *opaque, unsigned int q)
 
 void virtio_blk_poll(struct virtio_blk *blk)
 {
-	unsigned int nq = blk->vm.dev.num_queues;
+	unsigned int nq = blk->vm.core.dev.num_queues;
 	bool more = false;
 
 	virtio_mmio_lock(&blk->vm);
@@ -593,7 +593,7 @@ static void blk_reset(void *opaque)
 		if (blk->reqs[i].busy && blk->reqs[i].parked)
 			blk_finish(blk, &blk->reqs[i]);
 	while (blk->inflight)
-		pthread_cond_wait(&blk->drained, &blk->vm.lock);
+		pthread_cond_wait(&blk->drained, &blk->vm.core.lock);
 	blk->flush_err = 0;
 	blk->writethrough = true;
 }

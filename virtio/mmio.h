@@ -1,32 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * virtio-mmio transport, version 2 (virtio 1.2 §4.2), modern only.
- *
- * Offers VIRTIO_F_VERSION_1 (always), VIRTIO_F_INDIRECT_DESC and
- * VIRTIO_F_EVENT_IDX on top of the device's own features; FEATURES_OK
- * sticks only when the driver's features are a subset of these, include
- * VERSION_1 and the device's features_ok() (if any) accepts them: devices
- * learn the negotiated features there, never from the transport's fields.  Registers below 0x100 take aligned 4-byte accesses only; the
- * device configuration space at 0x100 takes 1, 2 and 4-byte accesses inside
+ * virtio-mmio transport, version 2 (virtio 1.2 §4.2), modern only: a
+ * register front-end to the shared virtio state machine (virtio/core.h),
+ * which has the behaviour of status, features, queues and interrupts.
+ * Registers below 0x100 take aligned 4-byte accesses only; the device
+ * configuration space at 0x100 takes 1, 2 and 4-byte accesses inside
  * config_size.  Anything else is logged once and ignored (reads give 0).
- *
- * Status: the driver may only add bits, in the order ACKNOWLEDGE, DRIVER,
- * FEATURES_OK, DRIVER_OK (FAILED at any time); writing 0 resets the device.
- * A bad write is logged once and the offending bits dropped.  Queue
- * registers are writable only while the queue is not ready; QueueReady = 1
- * needs FEATURES_OK and valid rings.  A failed activation or a queue that
- * turned broken sets DEVICE_NEEDS_RESET and raises a configuration change
- * interrupt (InterruptStatus bit 1); after that, notifications are ignored
- * until the driver resets the device.  Notifications that arrive before
- * DRIVER_OK are not processed then (§3.1.1) but remembered, and those
- * queues are processed when DRIVER_OK is set.
- *
  * The interrupt line is level: asserted while InterruptStatus != 0.
  *
- * Locking: one mutex per transport.  Taken by the mmio_ops callbacks
- * (vCPU threads), virtio_mmio_kick() and virtio_mmio_lock().  Held while
- * the device's ops run and while irq.set() is called (whose callee must not
- * call back into this transport).  virtio_mmio_queue(),
+ * Every virtio device embeds a struct virtio_mmio and calls the
+ * virtio_mmio_* functions below, whichever transport the board puts it
+ * on: a device on PCI has a window of size 0 here, and virtio/pci.c
+ * drives the same core.  (The device-facing names are kept from when
+ * virtio-mmio was the only transport.)
+ *
+ * Locking: the core's mutex.  virtio_mmio_queue(),
  * virtio_mmio_queue_live(), virtio_mmio_process() and
  * virtio_mmio_signal_used() must be called with it held: from a device op,
  * or between virtio_mmio_lock() and virtio_mmio_unlock().
@@ -39,16 +27,17 @@
 #include <stdint.h>
 
 #include "lib/device.h"
+#include "lib/guest_mem.h"
+#include "virtio/core.h"
 #include "virtio/virtio.h"
 #include "virtio/virtqueue.h"
-#include "lib/guest_mem.h"
 
 #define VIRTIO_MMIO_MAGIC 0x74726976 /* "virt" */
 #define VIRTIO_MMIO_VERSION_2 2
 /* "RKVM" in little-endian byte order; drivers match on device IDs only. */
 #define VIRTIO_MMIO_VENDOR 0x4d564b52
 
-#define VIRTIO_MMIO_MAX_QUEUES 8
+#define VIRTIO_MMIO_MAX_QUEUES VIRTIO_CORE_MAX_QUEUES
 /* The register window: registers, then the device configuration. */
 #define VIRTIO_MMIO_WINDOW 0x1000
 
@@ -85,32 +74,21 @@
 #define VIRTIO_MMIO_CONFIG_MAX (VIRTIO_MMIO_WINDOW - VIRTIO_MMIO_CONFIG)
 
 /* InterruptStatus bits. */
-#define VIRTIO_MMIO_INT_VRING 1
-#define VIRTIO_MMIO_INT_CONFIG 2
+#define VIRTIO_MMIO_INT_VRING VIRTIO_INT_VRING
+#define VIRTIO_MMIO_INT_CONFIG VIRTIO_INT_CONFIG
 
-/* Embeddable; fields are private to mmio.c (tests may peek). */
+/* Embeddable; fields are private to the transports (tests may peek). */
 struct virtio_mmio {
-	pthread_mutex_t lock;
+	struct virtio_core core;
 	struct dev_res res; /* window and interrupt, for the device tree */
-	struct irq_line irq;
-	int irq_level; /* last level given to irq.set() */
-	struct virtio_dev dev;
-
-	uint32_t status;
-	uint32_t isr; /* InterruptStatus */
-	uint32_t config_generation;
-	uint32_t device_features_sel, driver_features_sel, queue_sel;
-	uint64_t driver_features; /* as written by the driver */
-	uint64_t features;	  /* accepted at FEATURES_OK */
-	uint32_t kick_pending;	  /* queues notified before DRIVER_OK */
-	struct virtqueue queues[VIRTIO_MMIO_MAX_QUEUES];
 };
 
 /*
  * Set up the transport in the window and with the interrupt that res
- * describes (at least VIRTIO_MMIO_WINDOW bytes).  res, dev and irq are
- * copied; mem must outlive the transport.  -EINVAL for a missing or too
- * small res, no mem or a bad device description, or -errno.
+ * describes (at least VIRTIO_MMIO_WINDOW bytes, or 0 for a device that
+ * another front-end reaches).  res, dev and irq are copied; mem must
+ * outlive the transport.  -EINVAL for a missing or too small res, no mem
+ * or a bad device description, or -errno.
  */
 int virtio_mmio_init(struct virtio_mmio *vm, const struct dev_res *res,
 		     const struct guest_mem *mem, const struct irq_line *irq,
@@ -118,17 +96,31 @@ int virtio_mmio_init(struct virtio_mmio *vm, const struct dev_res *res,
 void virtio_mmio_destroy(struct virtio_mmio *vm);
 
 /*
- * A driver notification for queue q (QueueNotify, or later an ioeventfd
- * on an I/O thread).  Takes the lock; calls the device's notify() when the
- * queue may be processed.
+ * A driver notification for queue q (QueueNotify, or an ioeventfd on an
+ * I/O thread).  Takes the lock; calls the device's notify() when the queue
+ * may be processed.
  */
-void virtio_mmio_kick(struct virtio_mmio *vm, unsigned int q);
+static inline void virtio_mmio_kick(struct virtio_mmio *vm, unsigned int q)
+{
+	virtio_core_kick(&vm->core, q);
+}
 
-void virtio_mmio_lock(struct virtio_mmio *vm);
-void virtio_mmio_unlock(struct virtio_mmio *vm);
+static inline void virtio_mmio_lock(struct virtio_mmio *vm)
+{
+	virtio_core_lock(&vm->core);
+}
+
+static inline void virtio_mmio_unlock(struct virtio_mmio *vm)
+{
+	virtio_core_unlock(&vm->core);
+}
 
 /* Lock held.  Queue q of the device, q < num_queues. */
-struct virtqueue *virtio_mmio_queue(struct virtio_mmio *vm, unsigned int q);
+static inline struct virtqueue *virtio_mmio_queue(struct virtio_mmio *vm,
+						  unsigned int q)
+{
+	return virtio_core_queue(&vm->core, q);
+}
 
 /*
  * Lock held.  May the device use queue q now: DRIVER_OK set, neither
@@ -136,35 +128,42 @@ struct virtqueue *virtio_mmio_queue(struct virtio_mmio *vm, unsigned int q);
  * runs only when this holds; work arriving from elsewhere (received
  * packets or input on an I/O thread) checks it.
  */
-bool virtio_mmio_queue_live(const struct virtio_mmio *vm, unsigned int q);
+static inline bool virtio_mmio_queue_live(const struct virtio_mmio *vm,
+					  unsigned int q)
+{
+	return virtio_core_queue_live(&vm->core, q);
+}
 
 /*
- * Handle one popped chain: 0 with *len = the bytes written into it (the
- * used length), or -errno to give the chain back unchanged (e.g. the
- * backend is busy).  A device that gives chains back must process the
- * queue again itself when it can (backend ready): the driver need not
- * notify again for buffers it already made available (with EVENT_IDX it
- * does not, unless the ring had been seen empty).
- */
-typedef int virtio_chain_fn(void *opaque, const struct virtq_chain *chain,
-			    uint32_t *len);
-
-/*
+ * Handle one popped chain (virtio_chain_fn, core.h): 0 with *len = the
+ * bytes written into it (the used length), or -errno to give the chain
+ * back unchanged (e.g. the backend is busy).  A device that gives chains
+ * back must process the queue again itself when it can (backend ready):
+ * the driver need not notify again for buffers it already made available
+ * (with EVENT_IDX it does not, unless the ring had been seen empty).
+ *
  * Lock held.  The request loop of a live queue q: pop each available
  * chain into *chain, hand it to fn, push it with fn's length, then signal
  * once.  Stops at fn's first error (that chain is unpopped).  Returns the
  * number of chains pushed, fn's error, or -EIO for a broken queue.
  */
-int virtio_mmio_process(struct virtio_mmio *vm, unsigned int q,
-			struct virtq_chain *chain, virtio_chain_fn *fn,
-			void *opaque);
+static inline int virtio_mmio_process(struct virtio_mmio *vm, unsigned int q,
+				      struct virtq_chain *chain,
+				      virtio_chain_fn *fn, void *opaque)
+{
+	return virtio_core_process(&vm->core, q, chain, fn, opaque);
+}
 
 /*
  * Lock held.  After pushing used buffers on queue q: if the driver wants
- * a notification (virtq_need_notify), set InterruptStatus bit 0 and raise
- * the line.  Also turns a broken queue into DEVICE_NEEDS_RESET.
+ * a notification (virtq_need_notify), interrupt it (status bit 0 and the
+ * line, or a message).  Also turns a broken queue into DEVICE_NEEDS_RESET.
  */
-void virtio_mmio_signal_used(struct virtio_mmio *vm, unsigned int q);
+static inline void virtio_mmio_signal_used(struct virtio_mmio *vm,
+					   unsigned int q)
+{
+	virtio_core_signal_used(&vm->core, q);
+}
 
 /* Bus callbacks; opaque is the struct virtio_mmio. */
 extern const struct mmio_ops virtio_mmio_ops;

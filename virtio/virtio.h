@@ -4,7 +4,9 @@
  * and the interface between them.
  *
  * A device core describes itself with a struct virtio_dev and is driven by
- * the transport (virtio/mmio.h) through struct virtio_dev_ops.  Every
+ * the shared virtio core (virtio/core.h) through struct virtio_dev_ops,
+ * whichever transport front-end (virtio/mmio.h, virtio/pci.h) the guest
+ * uses.  Every
  * callback runs with the transport's lock held, so a device needs no lock
  * of its own for state it only touches from callbacks; work completed
  * elsewhere (an I/O thread) takes virtio_mmio_lock() first.

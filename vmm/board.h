@@ -3,7 +3,8 @@
  * The board: the machine the guest sees.  It alone reads the memory map
  * (layout.h); it creates the interrupt controller (a PLIC emulated here,
  * or the description of KVM's in-kernel AIA), the UART and virtio-rng,
- * hands out virtio-mmio slots (window, interrupt line) to the modules that
+ * hands out virtio slots (a virtio-mmio window and interrupt line, or a
+ * virtio-pci function behind its PCIe host bridge) to the modules that
  * create the other virtio devices, puts every device on the MMIO bus, and
  * builds the device tree from its device list.
  */
@@ -14,11 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "devices/pci_host.h"
 #include "devices/plic.h"
 #include "devices/uart8250.h"
 #include "fdt.h"
 #include "irqchip.h"
 #include "virtio/mmio.h"
+#include "virtio/pci.h"
 #include "virtio/rng.h"
 #include "vm.h"
 
@@ -31,6 +34,8 @@ struct board_irqchip {
 	const struct irq_line *harts;
 	/* AIA: set wired source src to level (KVM_IRQ_LINE). */
 	void (*line)(void *opaque, unsigned int src, int level);
+	/* AIA: deliver a message-signalled interrupt (KVM_SIGNAL_MSI). */
+	void (*msi)(void *opaque, uint64_t addr, uint32_t data);
 	void *opaque;
 };
 
@@ -43,12 +48,28 @@ struct board_kick {
 	int fd;
 };
 
-/* One virtio-mmio slot: where its transport lives and how it interrupts. */
+/*
+ * Bind (assign) or unbind a queue's eventfd to 'len'-byte writes of the
+ * value q at the guest address addr (a KVM ioeventfd).
+ */
+typedef void board_bind_fn(void *opaque, uint64_t addr, unsigned int len,
+			   uint32_t q, int fd, bool assign);
+
+/*
+ * One virtio device: on virtio-mmio (its window and interrupt in res) or
+ * on PCI (a function behind the bridge, res empty), with where its
+ * transport lives and how it interrupts.
+ */
 struct board_slot {
 	struct board *board;
 	struct virtio_mmio *transport; /* NULL until board_virtio_add() */
 	struct dev_res res;
 	struct irq_line line; /* the transport's interrupt */
+	bool pci;
+	struct virtio_pci vpci;	     /* with pci */
+	const struct irq_line *intx; /* with pci: the bridge's INTx */
+	unsigned int devno;	     /* with pci: device number */
+	uint64_t notify;	     /* with pci: bound notify address */
 	struct board_kick kicks[VIRTIO_MMIO_MAX_QUEUES]; /* one per queue */
 	unsigned int nr_kicks;				 /* eventfds open */
 	int irq_fd; /* AIA: eventfd behind a KVM irqfd */
@@ -66,6 +87,16 @@ struct board {
 	bool rng_live;
 	struct board_slot virtio[BOARD_VIRTIO_SLOTS];
 	unsigned int nr_virtio; /* slots handed out */
+	unsigned int nr_mmio;	/* of which on virtio-mmio */
+	struct pci_host pci;
+	bool pci_live;
+	struct board_pin {
+		struct board *board;
+		uint32_t src;
+	} pci_pins[PCI_HOST_PINS]; /* the bridge's INTx outputs */
+	/* Set by kicks_bind() for the life of a KVM VM, else NULL. */
+	board_bind_fn *bind;
+	void *bind_opaque;
 };
 
 /* The guest physical address of RAM on this board. */
@@ -85,10 +116,14 @@ void board_down(struct board *b);
 int board_rng_up(struct board *b);
 
 /*
- * The next virtio-mmio slot, its resources and interrupt line filled in;
- * NULL (having said so, naming 'what') when all slots are taken.
+ * The next virtio slot, on the transport the configuration chose, its
+ * resources and interrupt line filled in; NULL (having said so, naming
+ * 'what') when all slots are taken or the PCI bridge cannot be set up.
+ * board_virtio_slot_on() names the transport (DEFAULT: the configured).
  */
 struct board_slot *board_virtio_slot(struct board *b, const char *what);
+struct board_slot *board_virtio_slot_on(struct board *b, const char *what,
+					enum virtio_transport t);
 /* Put an initialised transport in its slot and on the MMIO bus. */
 int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport);
 

@@ -6,8 +6,16 @@
  * tree lists the devices in the order they were created, which is also the
  * order of the virtio-mmio slots.
  *
+ * Virtio devices go on virtio-mmio slots or, as PCI functions, behind one
+ * PCIe host bridge (created with the first PCI device): its ECAM and BAR
+ * window are on the MMIO bus, and when the guest moves a device's BAR the
+ * board moves the queues' notification ioeventfds with it.
+ *
  * Interrupts, all level-triggered: with the PLIC, every line goes into the
- * emulated PLIC.  With KVM's AIA, the UART's line goes to KVM_IRQ_LINE,
+ * emulated PLIC; the bridge's four INTx outputs too (virtio-pci functions
+ * then offer no MSI-X).  With KVM's AIA the bridge's node names the IMSIC
+ * as its msi-parent and virtio-pci functions offer MSI-X, whose messages
+ * go to KVM_SIGNAL_MSI.  With KVM's AIA, the UART's line goes to KVM_IRQ_LINE,
  * and each virtio slot's line is raised through an irqfd (see
  * slot_irq_set()): the I/O thread signals the guest without an ioctl and
  * without a vCPU exit.
@@ -30,6 +38,14 @@ _Static_assert(LAYOUT_VIRTIO_MMIO_FIRST_IRQ + LAYOUT_VIRTIO_MMIO_SLOTS <=
 			       LAYOUT_UART_IRQ ||
 		       LAYOUT_VIRTIO_MMIO_FIRST_IRQ > LAYOUT_UART_IRQ,
 	       "virtio-mmio interrupts overlap the UART's");
+_Static_assert(LAYOUT_PCI_INTX_FIRST_IRQ > LAYOUT_UART_IRQ &&
+		       LAYOUT_PCI_INTX_FIRST_IRQ + PCI_HOST_PINS <=
+			       LAYOUT_AIA_NR_IRQS,
+	       "PCI INTx sources overlap others or exceed the APLIC's");
+_Static_assert(LAYOUT_RAM_BASE + CONFIG_RAM_MAX <= LAYOUT_PCI_MMIO64_BASE,
+	       "the 64-bit PCI window overlaps the largest RAM");
+_Static_assert(LAYOUT_PCI_ECAM_SIZE >= PCI_HOST_ECAM_SIZE,
+	       "the ECAM window is too small for bus 0");
 _Static_assert(PHANDLE_CPU_INTC(CONFIG_MAX_CPUS) <= PHANDLE_IMSIC,
 	       "hart interrupt controller phandles run into the IMSIC's");
 
@@ -177,6 +193,10 @@ void board_down(struct board *b)
 		if (b->virtio[i].irq_fd >= 0)
 			close(b->virtio[i].irq_fd);
 	b->nr_virtio = 0;
+	b->nr_mmio = 0;
+	if (b->pci_live)
+		pci_host_destroy(&b->pci);
+	b->pci_live = false;
 	uart8250_destroy(&b->uart);
 	board_irqchip_down(b);
 }
@@ -192,25 +212,184 @@ static void board_slot_res(struct board *b, unsigned int n, struct dev_res *res)
 	};
 }
 
-struct board_slot *board_virtio_slot(struct board *b, const char *what)
+/* --- PCI ---------------------------------------------------------------- */
+
+static void board_pin_set(void *opaque, int level)
+{
+	struct board_pin *pin = opaque;
+
+	board_irq_set(pin->board, pin->src, level);
+}
+
+/* Bind (or unbind) each queue's eventfd at the slot's notify address. */
+static void board_slot_bind(struct board_slot *slot, bool assign)
+{
+	struct board *b = slot->board;
+
+	if (!b->bind || !slot->notify)
+		return;
+	for (unsigned int q = 0; q < slot->nr_kicks; q++)
+		b->bind(b->bind_opaque, slot->notify, 2, q, slot->kicks[q].fd,
+			assign);
+}
+
+/* The bridge says where a BAR decodes now: follow BAR 0's notify. */
+static void board_bar_moved(void *opaque, unsigned int devno, unsigned int bar,
+			    uint64_t old, uint64_t new)
+{
+	struct board *b = opaque;
+
+	if (bar != VIRTIO_PCI_BAR)
+		return;
+	for (unsigned int i = 0; i < b->nr_virtio; i++) {
+		struct board_slot *slot = &b->virtio[i];
+
+		if (!slot->pci || slot->devno != devno)
+			continue;
+		board_slot_bind(slot, false);
+		slot->notify = new ? new + VIRTIO_PCI_NOTIFY_OFF : 0;
+		board_slot_bind(slot, true);
+	}
+}
+
+static void board_pci_params(struct board *b, struct pci_host_params *p)
+{
+	*p = (struct pci_host_params){
+		.ecam = {
+			.base = LAYOUT_PCI_ECAM_BASE,
+			.size = LAYOUT_PCI_ECAM_SIZE,
+			.irq_parent = PHANDLE_IRQCHIP,
+			.irq_cells = board_aia(b) ? 2 : 1,
+		},
+		.mem32_base = LAYOUT_PCI_MMIO32_BASE,
+		.mem32_size = LAYOUT_PCI_MMIO32_SIZE,
+		.mem64_base = LAYOUT_PCI_MMIO64_BASE,
+		.mem64_size = LAYOUT_PCI_MMIO64_SIZE,
+		.msi_parent = board_aia(b) ? PHANDLE_IMSIC : 0,
+		.bar_moved = board_bar_moved,
+		.bar_moved_opaque = b,
+	};
+	for (unsigned int i = 0; i < PCI_HOST_PINS; i++) {
+		b->pci_pins[i] =
+			(struct board_pin){ b, LAYOUT_PCI_INTX_FIRST_IRQ + i };
+		p->pin_irq[i] = LAYOUT_PCI_INTX_FIRST_IRQ + i;
+		p->pins[i] =
+			(struct irq_line){ board_pin_set, &b->pci_pins[i] };
+	}
+}
+
+/* The bridge's ECAM and memory windows on the MMIO bus. */
+static int board_pci_map(struct board *b, const struct pci_host_params *p)
+{
+	struct mmio_bus *bus = &b->vm->bus;
+	int ret;
+
+	ret = mmio_bus_add(bus, p->ecam.base, p->ecam.size, &pci_host_ecam_ops,
+			   &b->pci);
+	if (!ret)
+		ret = mmio_bus_add(bus, p->mem32_base, p->mem32_size,
+				   &pci_host_window_ops, &b->pci.mem32);
+	if (!ret)
+		ret = mmio_bus_add(bus, p->mem64_base, p->mem64_size,
+				   &pci_host_window_ops, &b->pci.mem64);
+	return ret;
+}
+
+/* The bridge, its ECAM and its windows on the bus, once. */
+static int board_pci_up(struct board *b)
+{
+	struct pci_host_params p;
+	int ret;
+
+	if (b->pci_live)
+		return 0;
+	board_pci_params(b, &p);
+	ret = pci_host_init(&b->pci, &p);
+	ret = ret ?: board_pci_map(b, &p);
+	if (ret) {
+		pr_err("cannot set up the PCI host bridge: %s", strerror(-ret));
+		return ret;
+	}
+	b->pci_live = true;
+	return 0;
+}
+
+/* A PCI slot's line: the function's INTx, known once it is plugged. */
+static void slot_intx_set(void *opaque, int level)
+{
+	struct board_slot *slot = opaque;
+
+	if (slot->intx)
+		irq_line_set(slot->intx, level);
+}
+
+/* --- slots ---------------------------------------------------------------- */
+
+static bool board_want_pci(const struct board *b, enum virtio_transport t)
+{
+	if (t == VIRTIO_TRANSPORT_DEFAULT)
+		t = b->vm->cfg->transport;
+	return t == VIRTIO_TRANSPORT_PCI;
+}
+
+struct board_slot *board_virtio_slot_on(struct board *b, const char *what,
+					enum virtio_transport t)
 {
 	struct board_slot *slot = &b->virtio[b->nr_virtio];
+	bool pci = board_want_pci(b, t);
 
 	if (b->nr_virtio == BOARD_VIRTIO_SLOTS) {
-		pr_err("%s: all %u virtio-mmio slots are taken", what,
+		pr_err("%s: all %u virtio slots are taken", what,
 		       BOARD_VIRTIO_SLOTS);
 		return NULL;
 	}
+	if (pci && board_pci_up(b))
+		return NULL;
 	*slot = (struct board_slot){
 		.board = b,
 		.line = { .set = slot_irq_set, .opaque = slot },
 		.irq_fd = -1,
+		.pci = pci,
 	};
-	board_slot_res(b, b->nr_virtio, &slot->res);
+	if (pci)
+		slot->line = (struct irq_line){ slot_intx_set, slot };
+	else
+		board_slot_res(b, b->nr_mmio, &slot->res);
 	return slot;
 }
 
-int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport)
+struct board_slot *board_virtio_slot(struct board *b, const char *what)
+{
+	return board_virtio_slot_on(b, what, VIRTIO_TRANSPORT_DEFAULT);
+}
+
+/* With KVM's AIA, virtio-pci functions offer MSI-X, sent to the IMSICs. */
+static void board_msi_send(void *opaque, uint64_t addr, uint32_t data)
+{
+	struct board *b = opaque;
+
+	b->chip.msi(b->chip.opaque, addr, data);
+}
+
+static int board_pci_add(struct board_slot *slot, struct virtio_mmio *t)
+{
+	struct board *b = slot->board;
+	const struct virtio_pci_msi_sink sink = { board_msi_send, b };
+	bool msi = board_aia(b) && b->chip.msi;
+	int ret = virtio_pci_init(&slot->vpci, &t->core, msi ? &sink : NULL);
+
+	ret = ret   ?:
+		      pci_host_add(&b->pci, &slot->vpci.func, &slot->devno,
+				   &slot->intx);
+	if (ret)
+		pr_err("%s on PCI: %s", t->core.dev.name, strerror(-ret));
+	else
+		pr_debug("%s: virtio-pci 0000:00:%02x.0, %s", t->core.dev.name,
+			 slot->devno, msi ? "MSI-X or INTx" : "INTx");
+	return ret;
+}
+
+static int board_mmio_add(struct board_slot *slot, struct virtio_mmio *t)
 {
 	struct board *b = slot->board;
 	int ret;
@@ -218,23 +397,35 @@ int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport)
 	if (board_aia(b)) {
 		slot->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (slot->irq_fd < 0) {
-			pr_err("%s: eventfd: %s", transport->dev.name,
+			pr_err("%s: eventfd: %s", t->core.dev.name,
 			       strerror(errno));
 			return -errno;
 		}
 	}
 	ret = mmio_bus_add(&b->vm->bus, slot->res.base, slot->res.size,
-			   &virtio_mmio_ops, transport);
+			   &virtio_mmio_ops, t);
 	if (ret) {
-		pr_err("MMIO map of %s: %s", transport->dev.name,
-		       strerror(-ret));
+		pr_err("MMIO map of %s: %s", t->core.dev.name, strerror(-ret));
 		if (slot->irq_fd >= 0)
 			close(slot->irq_fd);
 		slot->irq_fd = -1;
 		return ret;
 	}
+	b->nr_mmio++;
+	pr_debug("%s: virtio-mmio at %#llx, interrupt %u", t->core.dev.name,
+		 (unsigned long long)slot->res.base, slot->res.irq);
+	return 0;
+}
+
+int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport)
+{
+	int ret = slot->pci ? board_pci_add(slot, transport) :
+			      board_mmio_add(slot, transport);
+
+	if (ret)
+		return ret;
 	slot->transport = transport;
-	b->nr_virtio++;
+	slot->board->nr_virtio++;
 	return 0;
 }
 
@@ -274,16 +465,20 @@ static unsigned int board_fdt_devices(struct board *b,
 	}
 	devices[n++] = (struct fdt_device){ &uart8250_mmio_ops, &b->uart };
 	for (unsigned int i = 0; i < b->nr_virtio; i++)
-		devices[n++] = (struct fdt_device){
-			&virtio_mmio_ops,
-			b->virtio[i].transport,
-		};
+		if (!b->virtio[i].pci)
+			devices[n++] = (struct fdt_device){
+				&virtio_mmio_ops,
+				b->virtio[i].transport,
+			};
+	if (b->pci_live)
+		devices[n++] =
+			(struct fdt_device){ &pci_host_ecam_ops, &b->pci };
 	return n;
 }
 
 int board_fdt(struct board *b, struct fdt_params *p, void *buf, size_t size)
 {
-	struct fdt_device devices[3 + BOARD_VIRTIO_SLOTS];
+	struct fdt_device devices[4 + BOARD_VIRTIO_SLOTS];
 	char serial[32];
 
 	snprintf(serial, sizeof(serial), "/soc/serial@%llx",

@@ -275,8 +275,10 @@ static const struct cli_choice irqchips[] = {
 };
 
 static const struct cli_choice transports[] = {
-	{ "mmio", 0, true },	     { "pci", 0, false },
-	{ "mmio-legacy", 0, false }, { "pci-legacy", 0, false },
+	{ "pci", VIRTIO_TRANSPORT_PCI, true },
+	{ "mmio", VIRTIO_TRANSPORT_MMIO, true },
+	{ "pci-legacy", -1, true },
+	{ "mmio-legacy", -1, true },
 	{ NULL, 0, false },
 };
 
@@ -311,8 +313,24 @@ static int set_irqchip(struct cli_run *r, const struct cli_opt *o,
 static int set_transport(struct cli_run *r, const struct cli_opt *o,
 			 const char *arg)
 {
-	/* mmio is the only transport, so there is nothing to record. */
-	return choose(r, o, transports, arg) ? 0 : -EINVAL;
+	const struct cli_choice *c = choose(r, o, transports, arg);
+
+	if (!c)
+		return -EINVAL;
+	if (c->value < 0)
+		return cli_err(
+			r,
+			"--%s %s is not supported: lkvm has modern virtio only",
+			o->name, arg);
+	r->cfg->transport = c->value;
+	return 0;
+}
+
+static int set_legacy(struct cli_run *r, const struct cli_opt *o,
+		      CLI_UNUSED const char *arg)
+{
+	return cli_err(r, "--%s is not supported: lkvm has modern virtio only",
+		       o->name);
 }
 
 static int set_loglevel(struct cli_run *r, const struct cli_opt *o,
@@ -492,8 +510,10 @@ static bool nic_set(struct nic_config *nic, const char *kv, size_t n)
 	if (KEY("downscript"))
 		return nic_copy(nic->downscript, sizeof(nic->downscript), v,
 				vlen);
-	if (KEY("trans"))
-		return vlen == 4 && !strncmp(v, "mmio", 4);
+	if (KEY("trans") && vlen == 4 && !strncmp(v, "mmio", 4))
+		return !!(nic->transport = VIRTIO_TRANSPORT_MMIO);
+	if (KEY("trans") && vlen == 3 && !strncmp(v, "pci", 3))
+		return !!(nic->transport = VIRTIO_TRANSPORT_PCI);
 #undef KEY
 	return false;
 }
@@ -585,8 +605,11 @@ static const struct cli_opt cli_opts[] = {
 	      "Back guest RAM with the hugetlbfs mounted at\nPATH"),
 	  .field = CFG(hugetlbfs) },
 	{ OPT("virtio-transport", 0, "TYPE", set_transport,
-	      "mmio (the default); pci, mmio-legacy and\n"
-	      "pci-legacy are not supported yet") },
+	      "pci (virtio-pci modern behind a PCIe host\n"
+	      "bridge; the default) or mmio (virtio-mmio);\n"
+	      "the legacy transports are not supported") },
+	{ OPT("virtio-legacy", 0, NULL, set_legacy,
+	      "Not supported: lkvm has modern virtio only") },
 	{ OPT("nodefaults", 0, NULL, set_true,
 	      "Do not put console=... on the kernel command\nline"),
 	  .field = CFG(nodefaults) },
@@ -612,7 +635,8 @@ static const struct cli_opt cli_opts[] = {
 	      "then :16), host_ip=IP (192.168.33.1, given to\n"
 	      "the tap when script=none), guest_ip=IP\n"
 	      "(192.168.33.15), script=PATH|none,\n"
-	      "downscript=PATH|none.  Without -n: no network") },
+	      "downscript=PATH|none, trans=pci|mmio (default:\n"
+	      "--virtio-transport).  Without -n: no network") },
 
 	{ .help = "Debug options:" },
 	{ OPT("debug", 0, NULL, set_debug, "Same as --loglevel debug") },
@@ -849,6 +873,8 @@ static int run_finish(struct cli_run *r)
 	}
 	if (!cfg->dev)
 		cfg->dev = "/dev/kvm";
+	if (cfg->transport == VIRTIO_TRANSPORT_DEFAULT)
+		cfg->transport = VIRTIO_TRANSPORT_PCI;
 	return cmdline_build(r);
 }
 

@@ -24,6 +24,17 @@ enum irqchip_choice {
 	IRQCHIP_PLIC, /* a PLIC emulated in lkvm */
 };
 
+/*
+ * --virtio-transport and -n ...,trans=: how virtio devices are reached.
+ * The command line resolves the default to pci (kvmtool's); a NIC
+ * without trans= takes the global one.
+ */
+enum virtio_transport {
+	VIRTIO_TRANSPORT_DEFAULT,
+	VIRTIO_TRANSPORT_PCI,  /* virtio-pci modern behind a PCIe bridge */
+	VIRTIO_TRANSPORT_MMIO, /* virtio-mmio version 2 */
+};
+
 #define CONFIG_MAX_CPUS 32
 /* The largest guest RAM (-m); the board has room for it above RAM base. */
 #define CONFIG_RAM_MAX (512ULL << 30)
@@ -43,6 +54,7 @@ struct nic_config {
 	char guest_ip[CONFIG_IP_MAX];
 	char script[CONFIG_PATH_MAX]; /* "none" = lkvm sets host_ip */
 	char downscript[CONFIG_PATH_MAX];
+	enum virtio_transport transport; /* trans=; DEFAULT: the global */
 };
 
 /* Request queues a disk may have (virtio-mmio's VIRTIO_MMIO_MAX_QUEUES). */
@@ -69,7 +81,8 @@ struct vm_config {
 	enum console_type console;
 	enum irqchip_choice irqchip;
 	bool nodefaults;
-	bool rng; /* --rng: a virtio-rng device */
+	bool rng;			 /* --rng: a virtio-rng device */
+	enum virtio_transport transport; /* --virtio-transport */
 	struct disk_config disks[CONFIG_MAX_DISKS];
 	unsigned int nr_disks;
 	struct nic_config nics[CONFIG_MAX_NICS];

@@ -101,7 +101,7 @@ static void disk_report(const struct virtio_blk *blk, const char *path)
 	char buf[256];
 	int len = 0;
 
-	for (unsigned int q = 0; q < blk->vm.dev.num_queues; q++)
+	for (unsigned int q = 0; q < blk->vm.core.dev.num_queues; q++)
 		len += snprintf(buf + len, sizeof(buf) - len, " %llu",
 				(unsigned long long)blk->requests[q]);
 	pr_debug("%s: virtio-blk requests per queue:%s", path, buf);

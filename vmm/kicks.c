@@ -6,7 +6,7 @@
 
 #include "kicks.h"
 
-/* On the I/O thread: the guest wrote this queue's index to QueueNotify. */
+/* On the I/O thread: the guest wrote this queue's index to its notify. */
 static void kicks_handle(void *opaque)
 {
 	struct board_kick *k = opaque;
@@ -19,7 +19,7 @@ static void kicks_handle(void *opaque)
 
 static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 {
-	unsigned int nq = slot->transport->dev.num_queues;
+	unsigned int nq = slot->transport->core.dev.num_queues;
 
 	for (unsigned int q = 0; q < nq; q++) {
 		struct board_kick *k = &slot->kicks[q];
@@ -47,15 +47,29 @@ int kicks_watch(struct board *b, struct iothread *io)
 	return ret;
 }
 
-void kicks_bind(const struct board *b, kicks_bind_fn *fn, void *opaque)
+void kicks_bind(struct board *b, kicks_bind_fn *fn, void *opaque)
 {
+	b->bind = fn;
+	b->bind_opaque = opaque;
 	for (unsigned int i = 0; i < b->nr_virtio; i++) {
 		const struct board_slot *slot = &b->virtio[i];
 
-		for (unsigned int q = 0; q < slot->nr_kicks; q++)
-			fn(opaque, slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY, q,
-			   slot->kicks[q].fd);
+		for (unsigned int q = 0; q < slot->nr_kicks; q++) {
+			if (!slot->pci)
+				fn(opaque,
+				   slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY, 4,
+				   q, slot->kicks[q].fd, true);
+			else if (slot->notify)
+				fn(opaque, slot->notify, 2, q,
+				   slot->kicks[q].fd, true);
+		}
 	}
+}
+
+void kicks_unbind(struct board *b)
+{
+	b->bind = NULL;
+	b->bind_opaque = NULL;
 }
 
 void kicks_close(struct board *b)

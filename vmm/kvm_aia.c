@@ -143,6 +143,22 @@ void kvm_irq_line(struct vm *vm, unsigned int src, int level)
 	pthread_rwlock_unlock(&vm->vcpu_lock);
 }
 
+void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data)
+{
+	struct kvm_msi msi = {
+		.address_lo = (uint32_t)addr,
+		.address_hi = addr >> 32,
+		.data = data,
+	};
+
+	pthread_rwlock_rdlock(&vm->vcpu_lock);
+	if (vm->vm_fd >= 0 && vm->aia_fd >= 0 &&
+	    ioctl(vm->vm_fd, KVM_SIGNAL_MSI, &msi) < 0)
+		pr_once(LOG_WARN, "KVM_SIGNAL_MSI %#llx: %s",
+			(unsigned long long)addr, strerror(errno));
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+}
+
 int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi)
 {
 	struct kvm_irqfd irqfd = { .fd = fd, .gsi = gsi };

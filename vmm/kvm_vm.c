@@ -227,14 +227,16 @@ void kvm_ram_free(struct vm *vm)
 	vm->mem.host = NULL;
 }
 
-int kvm_ioeventfd(struct vm *vm, uint64_t addr, uint32_t datamatch, int fd)
+int kvm_ioeventfd(struct vm *vm, uint64_t addr, unsigned int len,
+		  uint32_t datamatch, int fd, bool assign)
 {
 	struct kvm_ioeventfd io = {
 		.datamatch = datamatch,
 		.addr = addr,
-		.len = 4,
+		.len = len,
 		.fd = fd,
-		.flags = KVM_IOEVENTFD_FLAG_DATAMATCH,
+		.flags = KVM_IOEVENTFD_FLAG_DATAMATCH |
+			 (assign ? 0 : KVM_IOEVENTFD_FLAG_DEASSIGN),
 	};
 
 	return ioctl(vm->vm_fd, KVM_IOEVENTFD, &io) < 0 ? -errno : 0;

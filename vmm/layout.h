@@ -33,6 +33,21 @@
 #define LAYOUT_VIRTIO_MMIO_SLOTS 8
 #define LAYOUT_VIRTIO_MMIO_FIRST_IRQ 1
 
+/*
+ * PCIe host bridge (pci-host-ecam-generic): ECAM for bus 0, a 32-bit
+ * memory window for BARs up to RAM, a 64-bit prefetchable window above the
+ * largest RAM (at 1 TiB, inside a 41-bit guest physical address space),
+ * and INTA..INTD on four wired sources (QEMU's virt places ECAM and its
+ * 32-bit window at these addresses too).
+ */
+#define LAYOUT_PCI_ECAM_BASE 0x30000000ULL
+#define LAYOUT_PCI_ECAM_SIZE 0x100000ULL
+#define LAYOUT_PCI_MMIO32_BASE 0x40000000ULL
+#define LAYOUT_PCI_MMIO32_SIZE 0x40000000ULL
+#define LAYOUT_PCI_MMIO64_BASE 0x10000000000ULL
+#define LAYOUT_PCI_MMIO64_SIZE 0x1000000000ULL
+#define LAYOUT_PCI_INTX_FIRST_IRQ 32
+
 /* RAM: the kernel at RAM + 2 MiB; initrd and FDT in the first 256 MiB. */
 #define LAYOUT_RAM_BASE 0x80000000ULL
 

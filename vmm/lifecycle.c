@@ -47,6 +47,11 @@ static void aia_line(void *opaque, unsigned int src, int level)
 	kvm_irq_line(opaque, src, level);
 }
 
+static void aia_msi(void *opaque, uint64_t addr, uint32_t data)
+{
+	kvm_signal_msi(opaque, addr, data);
+}
+
 static void step_devices_down(struct machine *m)
 {
 	nics_down(&m->nics);
@@ -64,6 +69,7 @@ static int step_devices_up(struct machine *m)
 		.kind = m->irqchip,
 		.harts = m->hart_ext,
 		.line = aia_line,
+		.msi = aia_msi,
 		.opaque = &m->vm,
 	};
 	int ret;
@@ -139,12 +145,15 @@ static void step_kvm_down(struct machine *m)
 }
 
 /* Queue q's notifications at addr signal fd (kicks_bind_fn). */
-static void bind_ioeventfd(void *opaque, uint64_t addr, uint32_t q, int fd)
+static void bind_ioeventfd(void *opaque, uint64_t addr, unsigned int len,
+			   uint32_t q, int fd, bool assign)
 {
 	struct machine *m = opaque;
-	int ret = kvm_ioeventfd(&m->vm, addr, q, fd);
+	int ret = kvm_ioeventfd(&m->vm, addr, len, q, fd, assign);
 
-	if (ret)
+	if (ret && !assign)
+		pr_once(LOG_WARN, "KVM_IOEVENTFD deassign: %s", strerror(-ret));
+	else if (ret)
 		pr_once(LOG_WARN,
 			"KVM_IOEVENTFD: %s; virtio notifications take the MMIO exit path",
 			strerror(-ret));
@@ -152,14 +161,20 @@ static void bind_ioeventfd(void *opaque, uint64_t addr, uint32_t q, int fd)
 
 /*
  * Per boot (ioeventfds belong to the KVM VM): each queue's notification
- * (QueueNotify written with its index) signals that queue's eventfd on
- * the I/O thread instead of exiting to the vCPU thread.  Without
+ * (its index written to QueueNotify or to the PCI notify address)
+ * signals that queue's eventfd on the I/O thread instead of exiting to
+ * the vCPU thread; PCI ones follow the guest's BAR placement.  Without
  * ioeventfd support the MMIO exit path still works.
  */
 static int step_ioeventfds(struct machine *m)
 {
 	kicks_bind(&m->board, bind_ioeventfd, m);
 	return 0;
+}
+
+static void step_ioeventfds_down(struct machine *m)
+{
+	kicks_unbind(&m->board);
 }
 
 /*
@@ -211,6 +226,8 @@ static int step_aia_up(struct machine *m)
 	for (unsigned int i = 0; !ret && i < b->nr_virtio; i++) {
 		uint64_t stale;
 
+		if (b->virtio[i].irq_fd < 0)
+			continue; /* on PCI: INTx through the bridge */
 		if (read(b->virtio[i].irq_fd, &stale, sizeof(stale)) < 0)
 			stale = 0;
 		ret = kvm_irqfd(&m->vm, b->virtio[i].irq_fd,
@@ -245,7 +262,7 @@ static const struct boot_step boot_steps[] = {
 	{ "iothread", step_iothread_up, step_iothread_down, false },
 	{ "console", step_console_up, step_console_down, false },
 	{ "kvm", step_kvm_up, step_kvm_down, true },
-	{ "ioeventfds", step_ioeventfds, NULL, true },
+	{ "ioeventfds", step_ioeventfds, step_ioeventfds_down, true },
 	{ "memslot", step_memslot, NULL, true },
 	{ "vcpus", step_vcpus_up, step_vcpus_down, true },
 	{ "aia", step_aia_up, step_aia_down, true },

@@ -126,7 +126,7 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, struct board *b,
 		  struct iothread *io)
 {
 	struct nic *nic = &n->nic[n->nr];
-	struct board_slot *slot = board_virtio_slot(b, "-n");
+	struct board_slot *slot = board_virtio_slot_on(b, "-n", cfg->transport);
 	struct virtio_net_backend be = {
 		.ops = &nic_ops,
 		.opaque = nic,

@@ -98,10 +98,12 @@ int kvm_ram_register(struct vm *vm, bool zero);
 /* Unmap guest RAM: only once every thread that can touch it has ended. */
 void kvm_ram_free(struct vm *vm);
 /*
- * Signal fd on a 4-byte guest write of the value datamatch to addr instead
- * of an MMIO exit (other values still exit).
+ * Signal fd on a len-byte guest write of the value datamatch to addr
+ * instead of an MMIO exit (other values still exit); with !assign, remove
+ * that binding.
  */
-int kvm_ioeventfd(struct vm *vm, uint64_t addr, uint32_t datamatch, int fd);
+int kvm_ioeventfd(struct vm *vm, uint64_t addr, unsigned int len,
+		  uint32_t datamatch, int fd, bool assign);
 
 /* kvm_aia.c */
 struct aia_params;
@@ -117,6 +119,8 @@ void kvm_aia_destroy(struct vm *vm);
 void kvm_irq_line(struct vm *vm, unsigned int src, int level);
 /* Signal GSI gsi (an edge) whenever fd is written. */
 int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi);
+/* A message-signalled interrupt (an IMSIC address and identity). */
+void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data);
 
 /* kvm_cpu.c */
 int kvm_cpus_create(struct vm *vm);

@@ -204,13 +204,14 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 
 	CHECK(!memcmp(c->disk + c->visible, c->tail_copy,
 		      c->disk_size - c->visible));
-	for (unsigned int q = 0; q < vm->dev.num_queues; q++)
-		if (vm->queues[q].broken)
-			CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	for (unsigned int q = 0; q < vm->core.dev.num_queues; q++)
+		if (vm->core.queues[q].broken)
+			CHECK(vm->core.status &
+			      VIRTIO_STATUS_DEVICE_NEEDS_RESET);
 	/* queue 2 is never set up: nothing ever lands there */
 	if (c->mq)
-		CHECK(!vm->queues[2].ready && !vm->queues[2].broken);
-	CHECK((vm->isr != 0) == vm->irq_level);
+		CHECK(!vm->core.queues[2].ready && !vm->core.queues[2].broken);
+	CHECK((vm->core.isr != 0) == vm->core.irq_level);
 }
 
 static void fuzz_op(struct fuzz_ctx *c)
@@ -303,7 +304,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	while (c->in.p < c->in.end)
 		fuzz_op(c);
-	for (unsigned int q = 0; q < c->blk.vm.dev.num_queues; q++)
+	for (unsigned int q = 0; q < c->blk.vm.core.dev.num_queues; q++)
 		fuzz_reg_write(c, VIRTIO_MMIO_QUEUE_NOTIFY, q);
 	fuzz_invariants(c);
 	if (ro_copy)

@@ -133,7 +133,7 @@ static void fuzz_receive(struct fuzz_ctx *c)
 {
 	size_t len = fuzz_u16(&c->in);
 	uint8_t flags = fuzz_u8(&c->in), gso = fuzz_u8(&c->in);
-	const struct virtqueue *vq = &c->net.vm.queues[VIRTIO_NET_RXQ];
+	const struct virtqueue *vq = &c->net.vm.core.queues[VIRTIO_NET_RXQ];
 	uint16_t used_before = vq->used_idx;
 	int ret;
 
@@ -174,9 +174,10 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 	const struct virtio_mmio *vm = &c->net.vm;
 
 	for (unsigned int q = 0; q < 2; q++)
-		if (vm->queues[q].broken)
-			CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
-	CHECK((vm->isr != 0) == vm->irq_level);
+		if (vm->core.queues[q].broken)
+			CHECK(vm->core.status &
+			      VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	CHECK((vm->core.isr != 0) == vm->core.irq_level);
 }
 
 static void fuzz_op(struct fuzz_ctx *c)

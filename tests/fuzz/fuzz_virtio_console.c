@@ -88,7 +88,7 @@ static void fuzz_write(struct fuzz_ctx *c, uint64_t off, uint32_t v,
 
 static bool fuzz_live(const struct fuzz_ctx *c)
 {
-	uint32_t s = c->con.vm.status;
+	uint32_t s = c->con.vm.core.status;
 
 	return (s & VIRTIO_STATUS_DRIVER_OK) &&
 	       !(s & (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED));
@@ -117,7 +117,7 @@ static void fuzz_setup(struct fuzz_ctx *c)
 	if (f & 2)
 		features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
 	fuzz_mmio_negotiate(&c->con.vm, features);
-	CHECK(c->con.vm.status == 0xb);
+	CHECK(c->con.vm.core.status == 0xb);
 	fuzz_queue(c, VIRTIO_CONSOLE_RX_QUEUE);
 	fuzz_queue(c, VIRTIO_CONSOLE_TX_QUEUE);
 	fuzz_write(c, VIRTIO_MMIO_STATUS, 0xf, 4);
@@ -128,7 +128,7 @@ static void fuzz_rx(struct fuzz_ctx *c)
 	uint8_t buf[256];
 	size_t len = fuzz_u8(&c->in), got;
 	uint16_t used_before =
-		c->con.vm.queues[VIRTIO_CONSOLE_RX_QUEUE].used_idx;
+		c->con.vm.core.queues[VIRTIO_CONSOLE_RX_QUEUE].used_idx;
 	bool live = fuzz_live(c);
 
 	for (size_t i = 0; i < len; i++)
@@ -138,7 +138,7 @@ static void fuzz_rx(struct fuzz_ctx *c)
 	if (!live || !len)
 		CHECK(got == 0);
 	if (!live)
-		CHECK(c->con.vm.queues[VIRTIO_CONSOLE_RX_QUEUE].used_idx ==
+		CHECK(c->con.vm.core.queues[VIRTIO_CONSOLE_RX_QUEUE].used_idx ==
 		      used_before);
 	c->rx_counter += got; /* the rest is offered again */
 }
@@ -202,17 +202,18 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 {
 	const struct virtio_mmio *vm = &c->con.vm;
 
-	CHECK(vm->irq_level == c->level);
-	CHECK(c->level == (vm->isr != 0));
-	CHECK(!(vm->isr & ~3u));
+	CHECK(vm->core.irq_level == c->level);
+	CHECK(c->level == (vm->core.isr != 0));
+	CHECK(!(vm->core.isr & ~3u));
 	for (unsigned int q = 0; q < VIRTIO_CONSOLE_NUM_QUEUES; q++) {
-		const struct virtqueue *vq = &vm->queues[q];
+		const struct virtqueue *vq = &vm->core.queues[q];
 
 		if (vq->ready)
 			CHECK(vq->num && vq->num <= VIRTIO_CONSOLE_QUEUE_SIZE &&
 			      !(vq->num & (vq->num - 1)));
 		if (vq->broken)
-			CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+			CHECK(vm->core.status &
+			      VIRTIO_STATUS_DEVICE_NEEDS_RESET);
 	}
 }
 
@@ -245,7 +246,7 @@ static void fuzz_op(struct fuzz_ctx *c)
 		break;
 	default:
 		virtio_mmio_ops.reset(&c->con.vm);
-		CHECK(c->con.vm.status == 0 && c->level == 0);
+		CHECK(c->con.vm.core.status == 0 && c->level == 0);
 		break;
 	}
 	/* only transmit notifications and emergency writes produce output */

@@ -77,10 +77,10 @@ static void fuzz_check_read(struct fuzz_ctx *c, uint64_t off, uint32_t v)
 		CHECK(v == VIRTIO_ID_RNG);
 		break;
 	case VIRTIO_MMIO_STATUS:
-		CHECK(v == vm->status);
+		CHECK(v == vm->core.status);
 		break;
 	case VIRTIO_MMIO_INTERRUPT_STATUS:
-		CHECK(v == vm->isr && (v != 0) == c->level);
+		CHECK(v == vm->core.isr && (v != 0) == c->level);
 		break;
 	}
 	if (off >= VIRTIO_MMIO_CONFIG)
@@ -109,33 +109,33 @@ static void fuzz_any(struct fuzz_ctx *c)
 static void fuzz_invariants(const struct fuzz_ctx *c)
 {
 	const struct virtio_mmio *vm = &c->rng.vm;
-	const struct virtqueue *vq = &vm->queues[0];
+	const struct virtqueue *vq = &vm->core.queues[0];
 	uint64_t offered = VIRTIO_BIT(VIRTIO_F_VERSION_1) |
 			   VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) |
 			   VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
 
-	CHECK(vm->irq_level == c->level);
-	CHECK(c->level == (vm->isr != 0));
-	CHECK(!(vm->isr & ~3u));
-	CHECK(!(vm->status & ~0xcfu));
-	if (vm->status & VIRTIO_STATUS_DRIVER)
-		CHECK(vm->status & VIRTIO_STATUS_ACKNOWLEDGE);
-	if (vm->status & VIRTIO_STATUS_DRIVER_OK)
-		CHECK(vm->status & VIRTIO_STATUS_FEATURES_OK);
-	if (vm->status & VIRTIO_STATUS_FEATURES_OK) {
-		CHECK(vm->status & VIRTIO_STATUS_DRIVER);
-		CHECK(!(vm->features & ~offered));
-		CHECK(vm->features & VIRTIO_BIT(VIRTIO_F_VERSION_1));
+	CHECK(vm->core.irq_level == c->level);
+	CHECK(c->level == (vm->core.isr != 0));
+	CHECK(!(vm->core.isr & ~3u));
+	CHECK(!(vm->core.status & ~0xcfu));
+	if (vm->core.status & VIRTIO_STATUS_DRIVER)
+		CHECK(vm->core.status & VIRTIO_STATUS_ACKNOWLEDGE);
+	if (vm->core.status & VIRTIO_STATUS_DRIVER_OK)
+		CHECK(vm->core.status & VIRTIO_STATUS_FEATURES_OK);
+	if (vm->core.status & VIRTIO_STATUS_FEATURES_OK) {
+		CHECK(vm->core.status & VIRTIO_STATUS_DRIVER);
+		CHECK(!(vm->core.features & ~offered));
+		CHECK(vm->core.features & VIRTIO_BIT(VIRTIO_F_VERSION_1));
 	} else {
-		CHECK(vm->features == 0);
+		CHECK(vm->core.features == 0);
 	}
 	if (vq->ready) {
 		CHECK(vq->desc && vq->avail && vq->used);
 		CHECK(vq->num && vq->num <= VIRTIO_RNG_QUEUE_SIZE);
-		CHECK(vm->status & VIRTIO_STATUS_FEATURES_OK);
+		CHECK(vm->core.status & VIRTIO_STATUS_FEATURES_OK);
 	}
 	if (vq->broken)
-		CHECK(vm->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+		CHECK(vm->core.status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
 }
 
 static void fuzz_op(struct fuzz_ctx *c)
@@ -157,7 +157,7 @@ static void fuzz_op(struct fuzz_ctx *c)
 		virtio_mmio_kick(&c->rng.vm, fuzz_u8(&c->in));
 	} else {
 		virtio_mmio_ops.reset(&c->rng.vm);
-		CHECK(c->rng.vm.status == 0 && c->level == 0);
+		CHECK(c->rng.vm.core.status == 0 && c->level == 0);
 	}
 	fuzz_invariants(c);
 }

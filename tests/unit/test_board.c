@@ -16,6 +16,7 @@
 #include "golden.h"
 #include "lib/log.h"
 #include "vmm/board.h"
+#include "vmm/kicks.h"
 #include "vmm/layout.h"
 
 struct fixture {
@@ -27,6 +28,14 @@ struct fixture {
 	unsigned int line_src[8]; /* AIA: KVM_IRQ_LINE calls */
 	int line_level[8];
 	unsigned int nr_lines;
+	unsigned int nr_msis;
+	struct {
+		uint64_t addr;
+		unsigned int len;
+		uint32_t q;
+		bool assign;
+	} binds[8];
+	unsigned int nr_binds;
 	uint8_t buf[FDT_MAX_SIZE] __attribute__((aligned(8))); /* libfdt */
 };
 
@@ -44,20 +53,27 @@ static void aia_line(void *opaque, unsigned int src, int level)
 	fx->line_level[fx->nr_lines++] = level;
 }
 
-static struct fixture *fixture_new(enum irqchip_kind kind)
+static void aia_msi(void *opaque, uint64_t addr, uint32_t data)
+{
+	((struct fixture *)opaque)->nr_msis++;
+}
+
+static struct fixture *fixture_new_on(enum irqchip_kind kind,
+				      enum virtio_transport t)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 	struct board_irqchip chip = {
 		.kind = kind,
 		.harts = fx->harts,
 		.line = aia_line,
+		.msi = aia_msi,
 		.opaque = fx,
 	};
 
 	assert_non_null(fx);
-	fx->cfg = (struct vm_config){ .nr_cpus = 2,
-				      .ram_size = SZ_256M,
-				      .rng = true };
+	fx->cfg = (struct vm_config){
+		.nr_cpus = 2, .ram_size = SZ_256M, .rng = true, .transport = t
+	};
 	strcpy(fx->cfg.cmdline, "console=ttyS0");
 	for (int i = 0; i < 2; i++)
 		fx->harts[i] =
@@ -75,6 +91,11 @@ static struct fixture *fixture_new(enum irqchip_kind kind)
 			.hart_bits = 1,
 		};
 	return fx;
+}
+
+static struct fixture *fixture_new(enum irqchip_kind kind)
+{
+	return fixture_new_on(kind, VIRTIO_TRANSPORT_MMIO);
 }
 
 static void fixture_free(struct fixture *fx)
@@ -190,6 +211,113 @@ static void test_slots_run_out(void **state)
 	fixture_free(fx);
 }
 
+/* The device tree of a PCI guest: the bridge instead of virtio-mmio. */
+static void test_pci_plic_tree(void **state)
+{
+	struct fixture *fx =
+		fixture_new_on(IRQCHIP_KIND_PLIC, VIRTIO_TRANSPORT_PCI);
+
+	(void)state;
+	assert_true(fx->board.virtio[0].pci);
+	assert_int_equal(fx->board.virtio[0].vpci.nr_vectors, 0); /* INTx */
+	build(fx);
+	golden_check(fx->buf, "tests/unit/golden/board-pci-plic.dts");
+	fixture_free(fx);
+}
+
+static void test_pci_aia_tree(void **state)
+{
+	struct fixture *fx =
+		fixture_new_on(IRQCHIP_KIND_AIA, VIRTIO_TRANSPORT_PCI);
+
+	(void)state;
+	assert_int_equal(fx->board.virtio[0].vpci.nr_vectors, 2); /* MSI-X */
+	assert_true(fx->board.virtio[0].irq_fd < 0);
+	build(fx);
+	golden_check(fx->buf, "tests/unit/golden/board-pci-aia.dts");
+	fixture_free(fx);
+}
+
+static void record_bind(void *opaque, uint64_t addr, unsigned int len,
+			uint32_t q, int fd, bool assign)
+{
+	struct fixture *fx = opaque;
+
+	assert_true(fx->nr_binds < 8);
+	fx->binds[fx->nr_binds].addr = addr;
+	fx->binds[fx->nr_binds].len = len;
+	fx->binds[fx->nr_binds].q = q;
+	fx->binds[fx->nr_binds++].assign = assign;
+}
+
+static void ecam_wr(struct fixture *fx, unsigned int reg, uint32_t v)
+{
+	assert_true(mmio_bus_access(&fx->vm.bus, LAYOUT_PCI_ECAM_BASE + reg, &v,
+				    4, true));
+}
+
+/* Notify ioeventfds follow BAR 0 while a KVM VM exists. */
+static void test_pci_notify_follows_bar(void **state)
+{
+	struct fixture *fx =
+		fixture_new_on(IRQCHIP_KIND_PLIC, VIRTIO_TRANSPORT_PCI);
+	struct board_slot *slot = &fx->board.virtio[0];
+	uint64_t hi = LAYOUT_PCI_MMIO64_BASE;
+	uint32_t v = 0;
+
+	(void)state;
+	slot->kicks[0].fd = 42; /* as kicks_watch() would */
+	slot->nr_kicks = 1;
+	kicks_bind(&fx->board, record_bind, fx);
+	assert_int_equal(fx->nr_binds, 0); /* no BAR placed yet */
+	ecam_wr(fx, PCI_BASE_ADDRESS_0, LAYOUT_PCI_MMIO32_BASE);
+	ecam_wr(fx, PCI_COMMAND, PCI_COMMAND_MEMORY);
+	assert_int_equal(fx->nr_binds, 1);
+	assert_int_equal(fx->binds[0].addr,
+			 LAYOUT_PCI_MMIO32_BASE + VIRTIO_PCI_NOTIFY_OFF);
+	assert_int_equal(fx->binds[0].len, 2);
+	assert_true(fx->binds[0].assign);
+	/* into the 64-bit window: unbound, bound again there */
+	ecam_wr(fx, PCI_BASE_ADDRESS_0 + 4, hi >> 32);
+	ecam_wr(fx, PCI_BASE_ADDRESS_0, (uint32_t)hi);
+	assert_int_equal(fx->binds[fx->nr_binds - 1].addr,
+			 hi + VIRTIO_PCI_NOTIFY_OFF);
+	/* the function answers there, through the MMIO bus */
+	assert_true(mmio_bus_access(&fx->vm.bus, hi + VIRTIO_PCI_NUM_QUEUES, &v,
+				    2, false));
+	assert_int_equal(v & 0xffff, 1);
+	/* and no longer where it was: the window reads all ones */
+	assert_true(mmio_bus_access(&fx->vm.bus, LAYOUT_PCI_MMIO32_BASE, &v, 4,
+				    false));
+	assert_int_equal(v, 0xffffffff);
+	assert_true(fx->binds[fx->nr_binds - 1].assign);
+	assert_false(fx->binds[1].assign);
+	/* the VM goes: nothing to unbind on the reset that follows */
+	kicks_unbind(&fx->board);
+	fx->nr_binds = 0;
+	mmio_bus_reset(&fx->vm.bus);
+	assert_int_equal(fx->nr_binds, 0);
+	assert_int_equal(slot->notify, 0);
+	slot->nr_kicks = 0;
+	fixture_free(fx);
+}
+
+/* INTx of device 0 (INTA) on the first PCI source, through the PLIC. */
+static void test_pci_intx_lines(void **state)
+{
+	struct fixture *fx =
+		fixture_new_on(IRQCHIP_KIND_AIA, VIRTIO_TRANSPORT_PCI);
+
+	(void)state;
+	irq_line_set(&fx->board.virtio[0].line, 1);
+	irq_line_set(&fx->board.virtio[0].line, 0);
+	assert_int_equal(fx->nr_lines, 2);
+	assert_int_equal(fx->line_src[0], LAYOUT_PCI_INTX_FIRST_IRQ);
+	assert_int_equal(fx->line_level[0], 1);
+	assert_int_equal(fx->line_level[1], 0);
+	fixture_free(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +326,10 @@ int main(void)
 		cmocka_unit_test(test_plic_lines),
 		cmocka_unit_test(test_aia_lines),
 		cmocka_unit_test(test_slots_run_out),
+		cmocka_unit_test(test_pci_plic_tree),
+		cmocka_unit_test(test_pci_aia_tree),
+		cmocka_unit_test(test_pci_notify_follows_bar),
+		cmocka_unit_test(test_pci_intx_lines),
 	};
 
 	log_level = getenv("RVKVM_TEST_DEBUG") ? LOG_DEBUG : -1;

@@ -708,21 +708,37 @@ static void test_not_supported_yet(void **state)
 	res_free(r);
 	cmdline_is(parse("run", "--console", "virtio", "Image"),
 		   "console=hvc0");
-	expect_error(parse("run", "--virtio-transport", "pci", "Image"),
-		     "--virtio-transport pci is not supported yet");
-	expect_error(parse("run", "--virtio-transport=pci-legacy", "Image"),
-		     "--virtio-transport pci-legacy is not supported yet");
-	expect_error(parse("run", "--virtio-transport=mmio-legacy", "Image"),
-		     "--virtio-transport mmio-legacy is not supported yet");
+	expect_error(
+		parse("run", "--virtio-transport=pci-legacy", "Image"),
+		"--virtio-transport pci-legacy is not supported: lkvm has modern virtio only");
+	expect_error(
+		parse("run", "--virtio-transport=mmio-legacy", "Image"),
+		"--virtio-transport mmio-legacy is not supported: lkvm has modern virtio only");
+	expect_error(
+		parse("run", "--virtio-legacy", "Image"),
+		"--virtio-legacy is not supported: lkvm has modern virtio only");
 	expect_error(
 		parse("run", "--virtio-transport=usb", "Image"),
-		"invalid --virtio-transport 'usb' (expected mmio, pci, mmio-legacy or pci-legacy)");
+		"invalid --virtio-transport 'usb' (expected pci, mmio, pci-legacy or mmio-legacy)");
 	expect_error(
 		parse("run", "--console", "ttyS0", "Image"),
 		"invalid --console 'ttyS0' (expected serial, virtio or hv)");
 	expect_error(parse("run", "-d"),
 		     "option '-d' requires an argument (IMAGE)");
 	r = expect_run(parse("run", "--virtio-transport", "mmio", "Image"));
+	assert_int_equal(r->cfg.transport, VIRTIO_TRANSPORT_MMIO);
+	res_free(r);
+	r = expect_run(parse("run", "--virtio-transport", "pci", "Image"));
+	assert_int_equal(r->cfg.transport, VIRTIO_TRANSPORT_PCI);
+	res_free(r);
+	/* kvmtool's default */
+	r = expect_run(parse("run", "Image"));
+	assert_int_equal(r->cfg.transport, VIRTIO_TRANSPORT_PCI);
+	res_free(r);
+	r = expect_run(parse("run", "-n", "mode=tap,trans=mmio", "-n",
+			     "mode=tap,trans=pci", "Image"));
+	assert_int_equal(r->cfg.nics[0].transport, VIRTIO_TRANSPORT_MMIO);
+	assert_int_equal(r->cfg.nics[1].transport, VIRTIO_TRANSPORT_PCI);
 	res_free(r);
 }
 
@@ -862,6 +878,7 @@ static const char *const long_opts[] = {
 	"--dev PATH",
 	"--hugetlbfs PATH",
 	"--virtio-transport TYPE",
+	"--virtio-legacy",
 	"--nodefaults",
 	"--help",
 	"--kernel FILE",

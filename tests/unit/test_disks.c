@@ -67,9 +67,9 @@ static void test_disks_up_queues(void **state)
 	assert_int_equal(board_up(&board, &vm, &chip, NULL), 0);
 	assert_int_equal(disks_up(&disks, &cfg, &board), 0);
 	assert_int_equal(disks.nr, 2);
-	assert_int_equal(disks.blk[0].vm.dev.num_queues, 3);
+	assert_int_equal(disks.blk[0].vm.core.dev.num_queues, 3);
 	assert_int_equal(disks.blk[0].config[VIRTIO_BLK_CFG_NUM_QUEUES], 3);
-	assert_int_equal(disks.blk[1].vm.dev.num_queues, 1);
+	assert_int_equal(disks.blk[1].vm.core.dev.num_queues, 1);
 	assert_int_equal(disks.blk[1].config[VIRTIO_BLK_CFG_NUM_QUEUES], 1);
 	disks_down(&disks);
 	board_down(&board);

@@ -54,10 +54,13 @@ static void fake_notify(void *opaque, unsigned int q)
 
 static const struct virtio_dev_ops fake_ops = { .notify = fake_notify };
 
-static void record(void *opaque, uint64_t addr, uint32_t q, int fd)
+static void record(void *opaque, uint64_t addr, unsigned int len, uint32_t q,
+		   int fd, bool assign)
 {
 	struct fixture *fx = opaque;
 
+	assert_int_equal(len, 4); /* virtio-mmio's QueueNotify */
+	assert_true(assign);
 	assert_true(fx->nr_bound < 16);
 	fx->bound[fx->nr_bound++] = (struct bound){ addr, q, fd };
 }
@@ -154,10 +157,11 @@ static void test_kick_reaches_its_queue(void **state)
 	assert_int_equal(kicks_watch(&fx->board, &fx->io), 0);
 	kicks_bind(&fx->board, record, fx);
 	/* the driver is up and its queues ready (the transport's fields) */
-	fx->fake.status = VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
-			  VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK;
+	fx->fake.core.status =
+		VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
+		VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK;
 	for (unsigned int q = 0; q < FAKE_QUEUES; q++)
-		fx->fake.queues[q].ready = true;
+		fx->fake.core.queues[q].ready = true;
 	signal_fd(fx->bound[1 + 1].fd);
 	io_ready(fx, fx->bound[1 + 1].fd);
 	assert_int_equal(fx->notified[0], 0);

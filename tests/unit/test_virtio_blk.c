@@ -1032,7 +1032,7 @@ static void test_mq_init_errors(void **state)
 	assert_int_equal(virtio_blk_init_mq(blk, &SLOT_RES(0), &mem, NULL,
 					    &disk, VIRTIO_MMIO_MAX_QUEUES),
 			 0);
-	assert_int_equal(blk->vm.dev.num_queues, VIRTIO_MMIO_MAX_QUEUES);
+	assert_int_equal(blk->vm.core.dev.num_queues, VIRTIO_MMIO_MAX_QUEUES);
 	virtio_blk_destroy(blk);
 	free(blk);
 }

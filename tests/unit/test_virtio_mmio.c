@@ -308,7 +308,7 @@ static void test_features_ok_needs_version_1(void **state)
 	assert_int_equal(driver_negotiate(f, 0), ACK | DRV);
 	assert_int_equal(driver_negotiate(f, V1 | EVIDX | INDIRECT),
 			 ACK | DRV | FOK);
-	assert_int_equal(f->vm.features, V1 | EVIDX | INDIRECT);
+	assert_int_equal(f->vm.core.features, V1 | EVIDX | INDIRECT);
 }
 
 static void test_features_ok_refuses_unoffered(void **state)
@@ -317,10 +317,10 @@ static void test_features_ok_refuses_unoffered(void **state)
 
 	assert_int_equal(driver_negotiate(f, V1 | VIRTIO_BIT(0)), ACK | DRV);
 	assert_int_equal(driver_negotiate(f, V1 | VIRTIO_BIT(33)), ACK | DRV);
-	assert_int_equal(f->vm.features, 0);
+	assert_int_equal(f->vm.core.features, 0);
 	assert_int_equal(driver_negotiate(f, V1 | VIRTIO_BIT(FAKE_FEATURE)),
 			 ACK | DRV | FOK);
-	assert_int_equal(f->vm.features, V1 | VIRTIO_BIT(FAKE_FEATURE));
+	assert_int_equal(f->vm.core.features, V1 | VIRTIO_BIT(FAKE_FEATURE));
 	/* retrying FEATURES_OK later succeeds once the features are fixed */
 	assert_int_equal(driver_negotiate(f, EVIDX), ACK | DRV);
 	wr_features(f, V1);
@@ -334,13 +334,13 @@ static void test_features_frozen_after_features_ok(void **state)
 
 	assert_int_equal(driver_negotiate(f, V1), ACK | DRV | FOK);
 	wr_features(f, V1 | EVIDX);
-	assert_int_equal(f->vm.driver_features, V1);
-	assert_int_equal(f->vm.features, V1);
+	assert_int_equal(f->vm.core.driver_features, V1);
+	assert_int_equal(f->vm.core.features, V1);
 	/* selector values other than 0 and 1 select nothing */
 	wr(f, VIRTIO_MMIO_STATUS, 0);
 	wr(f, VIRTIO_MMIO_DRIVER_FEATURES_SEL, 2);
 	wr(f, VIRTIO_MMIO_DRIVER_FEATURES, 0xffffffff);
-	assert_int_equal(f->vm.driver_features, 0);
+	assert_int_equal(f->vm.core.driver_features, 0);
 }
 
 static void test_status_order(void **state)
@@ -390,14 +390,14 @@ static void test_reset_by_writing_zero(void **state)
 	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), 0);
 	assert_int_equal(rd(f, VIRTIO_MMIO_INTERRUPT_STATUS), 0);
 	assert_int_equal(fake_level(f), 0);
-	assert_int_equal(f->vm.queue_sel, 0);
+	assert_int_equal(f->vm.core.queue_sel, 0);
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 0);
-	assert_false(f->vm.queues[0].ready);
-	assert_false(f->vm.queues[0].event_idx);
-	assert_int_equal(f->vm.queues[0].num, QMAX);
-	assert_int_equal(f->vm.queues[0].desc_gpa, 0);
-	assert_int_equal(f->vm.features, 0);
-	assert_int_equal(f->vm.driver_features, 0);
+	assert_false(f->vm.core.queues[0].ready);
+	assert_false(f->vm.core.queues[0].event_idx);
+	assert_int_equal(f->vm.core.queues[0].num, QMAX);
+	assert_int_equal(f->vm.core.queues[0].desc_gpa, 0);
+	assert_int_equal(f->vm.core.features, 0);
+	assert_int_equal(f->vm.core.driver_features, 0);
 	/* a notification now does nothing */
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(f->notifies[0], 1);
@@ -410,7 +410,7 @@ static void test_system_reset(void **state)
 	driver_up(f, V1);
 	virtio_mmio_ops.reset(f->t);
 	assert_int_equal(rd(f, VIRTIO_MMIO_STATUS), 0);
-	assert_false(f->vm.queues[0].ready);
+	assert_false(f->vm.core.queues[0].ready);
 	assert_int_equal(f->resets, 2); /* driver_up's reset, this one */
 }
 
@@ -419,7 +419,7 @@ static void test_system_reset(void **state)
 static void test_queue_registers(void **state)
 {
 	struct fake *f = *state;
-	struct virtqueue *vq = &f->vm.queues[1];
+	struct virtqueue *vq = &f->vm.core.queues[1];
 	uint64_t desc = VQM_RAM_BASE + 0x10000;
 
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_NUM_MAX), QMAX);
@@ -439,7 +439,7 @@ static void test_queue_registers(void **state)
 	assert_int_equal(vq->desc_gpa, desc);
 	assert_int_equal(vq->avail_gpa, desc + 0x1000);
 	assert_int_equal(vq->used_gpa, desc + 0x2000);
-	assert_false(f->vm.queues[0].ready);
+	assert_false(f->vm.core.queues[0].ready);
 
 	/* written while ready: ignored */
 	wr(f, VIRTIO_MMIO_QUEUE_NUM, 32);
@@ -556,7 +556,7 @@ static void test_event_idx_interrupts(void **state)
 	struct fake *f = *state;
 
 	driver_up(f, V1 | EVIDX);
-	assert_true(f->vm.queues[0].event_idx);
+	assert_true(f->vm.core.queues[0].event_idx);
 	vqm_set_used_event(&f->m, 1);
 	add_writable(f, 1);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
@@ -636,15 +636,15 @@ static void test_features_ok_hook(void **state)
 	assert_int_equal(driver_negotiate(f, want), ACK | DRV);
 	assert_int_equal(f->features_ok_calls, 1);
 	assert_int_equal(f->features_seen, want);
-	assert_int_equal(f->vm.features, 0);
-	assert_false(f->vm.queues[0].event_idx);
+	assert_int_equal(f->vm.core.features, 0);
+	assert_false(f->vm.core.queues[0].event_idx);
 	driver_queue(f, 0, NUM, f->m.desc, f->m.avail, f->m.used);
 	assert_int_equal(rd(f, VIRTIO_MMIO_QUEUE_READY), 0);
 	/* accepted after a reset: asked once, not again while set */
 	f->features_ok_ret = 0;
 	assert_int_equal(driver_negotiate(f, want), ACK | DRV | FOK);
 	assert_int_equal(f->features_ok_calls, 2);
-	assert_int_equal(f->vm.features, want);
+	assert_int_equal(f->vm.core.features, want);
 	wr(f, VIRTIO_MMIO_STATUS, ACK | DRV | FOK);
 	assert_int_equal(f->features_ok_calls, 2);
 	/* FEATURES_OK out of order (before DRIVER): not asked */
@@ -694,7 +694,7 @@ static void test_process_gives_back(void **state)
 	assert_int_equal(id, 0);
 	assert_int_equal(len, 10);
 	assert_int_equal(rd(f, VIRTIO_MMIO_INTERRUPT_STATUS), 1);
-	assert_int_equal(f->vm.queues[0].last_avail_idx, 1);
+	assert_int_equal(f->vm.core.queues[0].last_avail_idx, 1);
 	/* the next notification takes the refused chain first */
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(vqm_used_idx(&f->m), 3);

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The virtio device state machine shared by every transport (virtio 1.2
+ * §2, §3): device status, feature negotiation, queue set-up, notifications,
+ * interrupts and reset.  A transport is only a register front-end: the
+ * virtio-mmio registers (virtio/mmio.c) and the virtio-pci common
+ * configuration (virtio/pci.c) both decode guest accesses into the calls
+ * below, so both behave the same way.
+ *
+ * Offers VIRTIO_F_VERSION_1 (always), VIRTIO_F_INDIRECT_DESC and
+ * VIRTIO_F_EVENT_IDX on top of the device's own features; FEATURES_OK
+ * sticks only when the driver's features are a subset of these, include
+ * VERSION_1 and the device's features_ok() (if any) accepts them.
+ *
+ * Status: the driver may only add bits, in the order ACKNOWLEDGE, DRIVER,
+ * FEATURES_OK, DRIVER_OK (FAILED at any time); writing 0 resets the device.
+ * A bad write is logged once and the offending bits dropped.  Queue fields
+ * are writable only while the queue is not ready; enabling a queue needs
+ * FEATURES_OK and valid rings.  A failed activation or a queue that turned
+ * broken sets DEVICE_NEEDS_RESET and raises a configuration change
+ * interrupt; after that, notifications are ignored until the driver resets
+ * the device.  Notifications that arrive before DRIVER_OK are remembered
+ * and processed when DRIVER_OK is set.
+ *
+ * Interrupts: by default the core keeps an interrupt status (bit 0 used
+ * buffers, bit 1 configuration change) and holds its line high while it is
+ * non-zero.  A front-end that can send messages instead (MSI-X) installs a
+ * struct virtio_msi; when its signal() returns true the interrupt was
+ * delivered (or suppressed) that way and the status is left alone.
+ *
+ * Locking: one mutex per device, taken by virtio_core_kick() and
+ * virtio_core_lock(); the *_locked functions and those marked "lock held"
+ * expect it.  The device's ops and irq.set() run with it held.
+ */
+#ifndef RVKVM_VIRTIO_CORE_H
+#define RVKVM_VIRTIO_CORE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/device.h"
+#include "lib/guest_mem.h"
+#include "virtio/virtio.h"
+#include "virtio/virtqueue.h"
+
+#define VIRTIO_CORE_MAX_QUEUES 8
+/* The largest device configuration space any front-end can show. */
+#define VIRTIO_CORE_CONFIG_MAX 0xf00
+
+/* Interrupt status bits (virtio-mmio InterruptStatus, virtio-pci ISR). */
+#define VIRTIO_INT_VRING 1
+#define VIRTIO_INT_CONFIG 2
+
+/* signal()'s q for a configuration change. */
+#define VIRTIO_MSI_CONFIG 0xffffu
+
+struct virtio_msi {
+	/* Lock held.  true: handled by message, do not touch the status. */
+	bool (*signal)(void *opaque, unsigned int q);
+	void *opaque;
+};
+
+/* Embeddable; fields are private to the core and its front-ends. */
+struct virtio_core {
+	pthread_mutex_t lock;
+	struct irq_line irq;
+	int irq_level; /* last level given to irq.set() */
+	struct virtio_msi msi;
+	struct virtio_dev dev;
+
+	uint32_t status;
+	uint32_t isr; /* interrupt status */
+	uint32_t config_generation;
+	uint32_t device_features_sel, driver_features_sel, queue_sel;
+	uint64_t driver_features; /* as written by the driver */
+	uint64_t features;	  /* accepted at FEATURES_OK */
+	uint32_t kick_pending;	  /* queues notified before DRIVER_OK */
+	struct virtqueue queues[VIRTIO_CORE_MAX_QUEUES];
+};
+
+/* Is dev a description the core accepts? */
+bool virtio_core_dev_ok(const struct virtio_dev *dev);
+
+/*
+ * dev and irq (may be NULL) are copied; mem must outlive the core.
+ * -EINVAL for a bad device description, or -errno.
+ */
+int virtio_core_init(struct virtio_core *c, const struct guest_mem *mem,
+		     const struct irq_line *irq, const struct virtio_dev *dev);
+void virtio_core_destroy(struct virtio_core *c);
+
+void virtio_core_lock(struct virtio_core *c);
+void virtio_core_unlock(struct virtio_core *c);
+
+/* A driver notification for queue q; takes the lock. */
+void virtio_core_kick(struct virtio_core *c, unsigned int q);
+void virtio_core_kick_locked(struct virtio_core *c, uint32_t q);
+
+/* Lock held.  Queue q, or NULL when q >= num_queues. */
+struct virtqueue *virtio_core_queue(struct virtio_core *c, unsigned int q);
+/* Lock held.  DRIVER_OK, not NEEDS_RESET/FAILED, q exists and is ready. */
+bool virtio_core_queue_live(const struct virtio_core *c, unsigned int q);
+
+typedef int virtio_chain_fn(void *opaque, const struct virtq_chain *chain,
+			    uint32_t *len);
+/* Lock held.  See virtio_mmio_process() in virtio/mmio.h. */
+int virtio_core_process(struct virtio_core *c, unsigned int q,
+			struct virtq_chain *chain, virtio_chain_fn *fn,
+			void *opaque);
+/* Lock held.  Interrupt the driver for queue q if it wants to be. */
+void virtio_core_signal_used(struct virtio_core *c, unsigned int q);
+
+/* --- for the register front-ends (lock held) --------------------------- */
+
+/* Full device reset (status 0, or system reset). */
+void virtio_core_reset_locked(struct virtio_core *c);
+void virtio_core_status_write_locked(struct virtio_core *c, uint32_t val);
+/* The offered features' 32-bit word at device_features_sel (0 past 1). */
+uint32_t virtio_core_device_features(const struct virtio_core *c);
+/* The driver's features' word at driver_features_sel. */
+uint32_t virtio_core_driver_features(const struct virtio_core *c);
+void virtio_core_driver_features_write(struct virtio_core *c, uint32_t val);
+/* The queue at queue_sel, or NULL. */
+struct virtqueue *virtio_core_sel_queue(struct virtio_core *c);
+/* The selected queue if its fields may be written, else NULL (logged). */
+struct virtqueue *virtio_core_queue_writable(struct virtio_core *c);
+/* Enable (val != 0: checks and activates the rings) or disable. */
+void virtio_core_queue_enable_locked(struct virtio_core *c, uint32_t val);
+/* Clear interrupt status bits (virtio-mmio InterruptACK). */
+void virtio_core_isr_ack_locked(struct virtio_core *c, uint32_t bits);
+/* Read and clear the whole status (virtio-pci ISR). */
+uint32_t virtio_core_isr_take_locked(struct virtio_core *c);
+/* Replace half of a 64-bit register. */
+void virtio_core_set_half(uint64_t *reg, bool high, uint32_t val);
+
+#endif
