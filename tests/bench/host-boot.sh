@@ -8,10 +8,11 @@ now() {
 
 boot_once() {
 	params=$1
+	shift
 	rm -f /tmp/b.log
 	start=$(now)
 	./lkvm run -k Image -i guest-hello.cpio.gz -m 256 -c 1 -p "$params" \
-		--debug </dev/null >/tmp/b.log 2>&1 &
+		--debug "$@" </dev/null >/tmp/b.log 2>&1 &
 	pid=$!
 	i=0
 	while ! grep -q "rvkvm-init: guest up" /tmp/b.log && [ $i -lt 1200 ]; do
@@ -33,4 +34,16 @@ for params in earlycon quiet; do
 	done
 	median=$(echo $times | tr ' ' '\n' | sort -n | sed -n 2p)
 	echo "BENCH boot-to-init-$params-median $median s"
+done
+
+# The same with a disk and virtio-rng on each transport (-p quiet).
+dd if=/dev/zero of=/tmp/boot.img bs=1 count=0 seek=16M 2>/dev/null
+for transport in pci mmio; do
+	times=
+	for run in 1 2 3; do
+		times="$times $(boot_once quiet --rng -d /tmp/boot.img \
+			--virtio-transport $transport)"
+	done
+	median=$(echo $times | tr ' ' '\n' | sort -n | sed -n 2p)
+	echo "BENCH boot-to-init-$transport-disk-rng-median $median s"
 done
