@@ -45,8 +45,10 @@ want irqchip && bench "irqchips: lkvm aia, lkvm plic${KVMTOOL:+, kvmtool} on an 
 # fio in the guest (tests/bench/fio/*.fio), lkvm and kvmtool alternating.
 if want fio; then
 	"$RVKVM_TOP/scripts/fio-root.sh" "$RVKVM_BUILD/images/fio-root"
+	# BENCH_FIO_TRANSPORT: virtio-mmio (default) or pci for both VMMs.
 	bench "fio: lkvm aia${KVMTOOL:+, kvmtool} with 1 and 2 vCPUs on an AIA host" \
 		--aia --timeout 1800 "${kvmtool_add[@]}" \
+		--append "rvkvm.fio_transport=${BENCH_FIO_TRANSPORT:-mmio}" \
 		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
 		--guest-add "$RVKVM_TOP/tests/bench/fio:/opt/bench" \
 		--guest-test "$RVKVM_TOP/tests/bench/guest-fio.sh" \

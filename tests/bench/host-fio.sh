@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs in an emulated host with an AIA (scripts/bench.sh): fio in the same
-# guest under lkvm (--irqchip aia, virtio-mmio) and, when it was added as ./kvmtool,
-# kvmtool (virtio-mmio, the in-kernel AIA), alternating A B A B, with 1 and
-# 2 vCPUs.  Around each fio job (the guest's "fio-begin"/"fio-end" lines)
+# guest under lkvm (--irqchip aia) and, when it was added as ./kvmtool,
+# kvmtool (the in-kernel AIA), both on the same virtio transport,
+# alternating A B A B, with 1 and 2 vCPUs.  Around each fio job (the guest's "fio-begin"/"fio-end" lines)
 # it reads the host kernel's KVM statistics (debugfs,
 # /sys/kernel/debug/kvm/<pid>-<fd>/: mmio_exit_user and exits, the same
 # counters for every VMM) and the VMM's CPU time (/proc/<pid>/stat).
@@ -61,12 +61,17 @@ run() {
 	rm -f /tmp/fio.counters
 }
 guest="-k Image -i guest-guest-fio.cpio.gz -m 512 -d /tmp/fio.img"
+# Both VMMs on one transport: rvkvm.fio_transport= on the host's command
+# line (scripts/bench.sh, BENCH_FIO_TRANSPORT), virtio-mmio by default.
+t=$(sed -n 's/.*rvkvm\.fio_transport=\([a-z]*\).*/\1/p' /proc/cmdline)
+t=${t:-mmio}
+echo "BENCH fio-transport-$t 1 transport"
 for c in 1 2; do
 	for round in 1 2; do
 		run "lkvm-r$round-c$c" ./lkvm run $guest -c $c --irqchip aia \
-			--virtio-transport mmio
+			--virtio-transport $t
 		[ -x ./kvmtool ] && run "kvmtool-r$round-c$c" ./kvmtool run $guest -c $c \
-			--virtio-transport mmio -p console=ttyS0
+			--virtio-transport $t -p console=ttyS0
 	done
 done
 exit 0
