@@ -46,7 +46,7 @@ RV_LIBS    := -lfdt -lz -luring
 LKVM_SRCS  := $(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check format-check e2e check run run-host bench clean \
+	fuzz fuzz-check format-check e2e check run run-host bench clean kvm-selftests \
 	distclean
 
 all: lkvm kernel images
@@ -79,7 +79,14 @@ lkvm:
 endif
 
 riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
-	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio
+	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio \
+	     kvm-selftests
+
+# The KVM selftests of kernel-patches/, built in the patched kernel tree.
+kvm-selftests: $(BUILD)/riscv64/kvm-selftests/plic_test
+$(BUILD)/riscv64/kvm-selftests/plic_test: kernel-patches/series \
+		$(wildcard kernel-patches/*.patch) scripts/kvm-selftests.sh | $(DEPS)
+	scripts/kvm-selftests.sh $(BUILD)/riscv64/kvm-selftests
 
 # Debian's riscv64 fio and the libraries it loads, for the fio verify case
 # and make bench (scripts/fio-root.sh).

@@ -15,6 +15,11 @@ if ! grep -qv '^[[:space:]]*\(#\|$\)' "$patches/series"; then
 	exit 0
 fi
 export QUILT_PATCHES="$patches" QUILT_PC=.pc
+# quilt prefers the patch directory recorded in .pc to QUILT_PATCHES: a
+# tree last used with another directory would push that one's series.
+mkdir -p .pc
+echo "$patches" >.pc/.quilt_patches
+echo series >.pc/.quilt_series
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 while next=$(quilt next 2>/dev/null); do

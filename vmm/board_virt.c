@@ -15,10 +15,13 @@
  * emulated PLIC; the bridge's four INTx outputs too (virtio-pci functions
  * then offer no MSI-X).  With KVM's AIA the bridge's node names the IMSIC
  * as its msi-parent and virtio-pci functions offer MSI-X, whose messages
- * go to KVM_SIGNAL_MSI.  With KVM's AIA, the UART's line goes to KVM_IRQ_LINE,
- * and each virtio slot's line is raised through an irqfd (see
- * slot_irq_set()): the I/O thread signals the guest without an ioctl and
- * without a vCPU exit.
+ * go to KVM_SIGNAL_MSI.  With an in-kernel irqchip (KVM's AIA, or KVM's
+ * PLIC from kernel-patches/), the UART's and the INTx lines go to
+ * KVM_IRQ_LINE, and each virtio-mmio slot's line is raised through an
+ * irqfd (see slot_irq_set()): the I/O thread signals the guest without an
+ * ioctl and without a vCPU exit.  KVM's PLIC is described by the node of
+ * the emulated one (a struct plic that is never on the bus), so the guest
+ * sees the same device tree with either.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,10 +62,16 @@ static bool board_aia(const struct board *b)
 	return b->chip.kind == IRQCHIP_KIND_AIA;
 }
 
+/* Lines go to KVM (KVM_IRQ_LINE, irqfd) rather than to our PLIC. */
+static bool board_in_kernel(const struct board *b)
+{
+	return irqchip_in_kernel(b->chip.kind);
+}
+
 /* A wired (level) interrupt into the irqchip. */
 static void board_irq_set(struct board *b, unsigned int src, int level)
 {
-	if (board_aia(b))
+	if (board_in_kernel(b))
 		b->chip.line(b->chip.opaque, src, level);
 	else
 		plic_set_irq(&b->plic, src, level);
@@ -74,7 +83,7 @@ static void uart_irq_set(void *opaque, int level)
 }
 
 /*
- * With the AIA a slot's line is raised through its irqfd: a write to the
+ * With KVM's irqchip a slot's line is raised through its irqfd: a write to the
  * eventfd, which KVM turns into "source high" in the writer's own call,
  * so the I/O thread signals the guest with no ioctl and no exit.  KVM's
  * irqfd only ever raises a line, so it is lowered with KVM_IRQ_LINE: that
@@ -87,7 +96,7 @@ static void slot_irq_set(void *opaque, int level)
 	struct board *b = slot->board;
 	uint64_t one = 1;
 
-	if (!board_aia(b))
+	if (!board_in_kernel(b))
 		plic_set_irq(&b->plic, slot->res.irq, level);
 	else if (!level)
 		b->chip.line(b->chip.opaque, slot->res.irq, 0);
@@ -111,6 +120,8 @@ static int board_plic_up(struct board *b)
 		pr_err("cannot set up the PLIC: %s", strerror(-ret));
 		return ret;
 	}
+	if (board_in_kernel(b))
+		return 0; /* KVM's PLIC: only the device tree node is ours */
 	ret = mmio_bus_add(&b->vm->bus, res.base, res.size, &plic_mmio_ops,
 			   &b->plic);
 	if (ret) {
@@ -394,7 +405,7 @@ static int board_mmio_add(struct board_slot *slot, struct virtio_mmio *t)
 	struct board *b = slot->board;
 	int ret;
 
-	if (board_aia(b)) {
+	if (board_in_kernel(b)) {
 		slot->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (slot->irq_fd < 0) {
 			pr_err("%s: eventfd: %s", t->core.dev.name,

@@ -271,6 +271,7 @@ static const struct cli_choice irqchips[] = {
 	{ "auto", IRQCHIP_AUTO, true },
 	{ "aia", IRQCHIP_AIA, true },
 	{ "plic", IRQCHIP_PLIC, true },
+	{ "kernel-plic", IRQCHIP_KERNEL_PLIC, true },
 	{ NULL, 0, false },
 };
 
@@ -650,10 +651,13 @@ static const struct cli_opt cli_opts[] = {
 	{ .help = "RISC-V options:" },
 	{ OPT("irqchip", 0, "TYPE", set_irqchip,
 	      "aia (KVM's in-kernel AIA: APLIC + IMSIC,\n"
+	      "interrupts through irqfd), kernel-plic (KVM's\n"
+	      "in-kernel PLIC, from rvkvm's kernel patches;\n"
 	      "interrupts through irqfd), plic (a PLIC\n"
 	      "emulated in lkvm) or auto: aia when the host\n"
 	      "has it and --disable-ssaia is not given, else\n"
-	      "plic (default: auto)") },
+	      "kernel-plic when KVM offers it, else plic\n"
+	      "(default: auto)") },
 	/* Before "disable-": the longer prefix must match first. */
 	{ OPT("disable-sbi-", 0, NULL, set_disable_sbi,
 	      "Hide SBI extension EXT from the guest"),

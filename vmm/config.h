@@ -19,9 +19,10 @@ enum console_type {
 
 /* --irqchip: which interrupt controller the guest gets. */
 enum irqchip_choice {
-	IRQCHIP_AUTO, /* the in-kernel AIA if the host has one, else plic */
-	IRQCHIP_AIA,  /* KVM's in-kernel AIA (APLIC + IMSIC), irqfd */
-	IRQCHIP_PLIC, /* a PLIC emulated in lkvm */
+	IRQCHIP_AUTO,	     /* aia, else kernel-plic, else plic */
+	IRQCHIP_AIA,	     /* KVM's in-kernel AIA (APLIC + IMSIC), irqfd */
+	IRQCHIP_PLIC,	     /* a PLIC emulated in lkvm */
+	IRQCHIP_KERNEL_PLIC, /* KVM's in-kernel PLIC (kernel-patches/), irqfd */
 };
 
 /*

@@ -14,6 +14,15 @@
 #include "isa.h"
 #include "lib/dev_fdt.h"
 
+/* KVM_DEV_TYPE_RISCV_PLIC's attributes (kernel-patches/ 0001) */
+#define KPLIC_GRP_CONFIG 0
+#define KPLIC_CONFIG_SRCS 0
+#define KPLIC_GRP_ADDR 1
+#define KPLIC_ADDR_BASE 0
+#define KPLIC_GRP_CTRL 2
+#define KPLIC_CTRL_INIT 0
+#define KPLIC_MAX_SOURCES 1023
+
 #define AIA_GRP_CONFIG 0
 #define AIA_CONFIG_MODE 0
 #define AIA_CONFIG_IDS 1
@@ -45,19 +54,62 @@ int irqchip_select(const struct vm_config *cfg, const struct irqchip_host *host,
 		}
 		*kind = IRQCHIP_KIND_AIA;
 		break;
+	case IRQCHIP_KERNEL_PLIC:
+		if (!host->kernel_plic) {
+			*why = "--irqchip kernel-plic: the host's KVM offers no in-kernel PLIC (the host kernel needs rvkvm's kernel-patches)";
+			return -ENODEV;
+		}
+		*kind = IRQCHIP_KIND_KERNEL_PLIC;
+		break;
 	case IRQCHIP_PLIC:
 		*kind = IRQCHIP_KIND_PLIC;
 		break;
 	default:
-		*kind = host->aia && !ssaia_hidden ? IRQCHIP_KIND_AIA :
-						     IRQCHIP_KIND_PLIC;
+		if (host->aia && !ssaia_hidden)
+			*kind = IRQCHIP_KIND_AIA;
+		else if (host->kernel_plic)
+			*kind = IRQCHIP_KIND_KERNEL_PLIC;
+		else
+			*kind = IRQCHIP_KIND_PLIC;
 	}
 	return 0;
 }
 
 const char *irqchip_name(enum irqchip_kind kind)
 {
-	return kind == IRQCHIP_KIND_AIA ? "aia" : "plic";
+	switch (kind) {
+	case IRQCHIP_KIND_AIA:
+		return "aia";
+	case IRQCHIP_KIND_KERNEL_PLIC:
+		return "kernel-plic";
+	default:
+		return "plic";
+	}
+}
+
+int kplic_configure(const struct aia_attr_ops *ops, void *opaque, uint64_t base,
+		    uint32_t nr_sources, const char **why)
+{
+	int ret;
+
+	if (!nr_sources || nr_sources > KPLIC_MAX_SOURCES) {
+		*why = "bad number of sources";
+		return -EINVAL;
+	}
+	ret = ops->set(opaque, KPLIC_GRP_CONFIG, KPLIC_CONFIG_SRCS, nr_sources);
+	if (ret) {
+		*why = "setting the number of sources";
+		return ret;
+	}
+	ret = ops->set(opaque, KPLIC_GRP_ADDR, KPLIC_ADDR_BASE, base);
+	if (ret) {
+		*why = "setting the PLIC address";
+		return ret;
+	}
+	ret = ops->set(opaque, KPLIC_GRP_CTRL, KPLIC_CTRL_INIT, 0);
+	if (ret)
+		*why = "initialising the PLIC";
+	return ret;
 }
 
 unsigned int aia_hart_bits(unsigned int nr_harts)

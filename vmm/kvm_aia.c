@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KVM's in-kernel AIA: probing for it, creating and configuring the
- * device (the sequence itself is aia_configure() in irqchip.c), and
- * the two ways devices interrupt through it: KVM_IRQ_LINE for level
+ * KVM's in-kernel irqchips, the AIA and the PLIC of kernel-patches/:
+ * probing for them, creating and configuring the device (the sequences
+ * themselves are aia_configure() and kplic_configure() in irqchip.c), and
+ * the two ways devices interrupt through them: KVM_IRQ_LINE for level
  * lines and irqfds for edges signalled by an I/O thread without an ioctl.
  */
 #include <errno.h>
@@ -31,22 +32,37 @@ _Static_assert(KVM_DEV_RISCV_AIA_GRP_CONFIG == 0 &&
 		       KVM_DEV_RISCV_AIA_SRCS_MAX == 1024,
 	       "vmm/irqchip.c's AIA numbers must match asm/kvm.h");
 
-void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
+/*
+ * The in-kernel PLIC is rvkvm's (kernel-patches/): the next device type
+ * after the AIA in Linux 6.12's uapi, which the system headers predate.
+ */
+#ifndef KVM_DEV_TYPE_RISCV_PLIC
+#define KVM_DEV_TYPE_RISCV_PLIC (KVM_DEV_TYPE_RISCV_AIA + 1)
+#endif
+
+static bool kvm_can_create(int vm_fd, uint32_t type)
 {
 	struct kvm_create_device dev = {
-		.type = KVM_DEV_TYPE_RISCV_AIA,
+		.type = type,
 		.flags = KVM_CREATE_DEVICE_TEST,
 	};
+
+	return !ioctl(vm_fd, KVM_CREATE_DEVICE, &dev);
+}
+
+void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
+{
 	int kvm_fd, vm_fd = -1;
 
 	*h = (struct irqchip_host){ .aia = false };
 	kvm_fd = open(cfg->dev, O_RDWR | O_CLOEXEC);
 	if (kvm_fd >= 0)
 		vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
-	if (vm_fd >= 0)
-		h->aia = ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) >
-				 0 &&
-			 !ioctl(vm_fd, KVM_CREATE_DEVICE, &dev);
+	if (vm_fd >= 0 &&
+	    ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) > 0) {
+		h->aia = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_AIA);
+		h->kernel_plic = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_PLIC);
+	}
 	if (vm_fd >= 0)
 		close(vm_fd);
 	if (kvm_fd >= 0)
@@ -63,7 +79,7 @@ static int aia_attr(void *opaque, unsigned long op, uint32_t group,
 		.addr = (uintptr_t)v,
 	};
 
-	return ioctl(vm->aia_fd, op, &a) < 0 ? -errno : 0;
+	return ioctl(vm->irqchip_fd, op, &a) < 0 ? -errno : 0;
 }
 
 /* CONFIG values are u32 in KVM, addresses u64. */
@@ -109,7 +125,7 @@ int kvm_aia_create(struct vm *vm, const struct aia_params *p,
 		pr_err("cannot create KVM's AIA device: %s", strerror(errno));
 		return ret;
 	}
-	vm->aia_fd = dev.fd;
+	vm->irqchip_fd = dev.fd;
 	ret = aia_configure(&kvm_aia_ops, vm, p, st, &why);
 	if (ret) {
 		pr_err("KVM's AIA: %s: %s", why, strerror(-ret));
@@ -123,12 +139,39 @@ int kvm_aia_create(struct vm *vm, const struct aia_params *p,
 	return 0;
 }
 
+/*
+ * The in-kernel PLIC's attribute groups and value sizes are those of the
+ * AIA's CONFIG (u32), ADDR (u64) and CTRL (none): the same accessors serve.
+ */
+int kvm_plic_create(struct vm *vm, uint64_t base, uint32_t nr_sources)
+{
+	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_RISCV_PLIC };
+	const char *why = "";
+	int ret;
+
+	if (ioctl(vm->vm_fd, KVM_CREATE_DEVICE, &dev) < 0) {
+		ret = -errno;
+		pr_err("cannot create KVM's PLIC device: %s", strerror(errno));
+		return ret;
+	}
+	vm->irqchip_fd = dev.fd;
+	ret = kplic_configure(&kvm_aia_ops, vm, base, nr_sources, &why);
+	if (ret) {
+		pr_err("KVM's PLIC: %s: %s", why, strerror(-ret));
+		kvm_aia_destroy(vm);
+		return ret;
+	}
+	pr_debug("irqchip: in-kernel PLIC at %#llx, %u sources",
+		 (unsigned long long)base, nr_sources);
+	return 0;
+}
+
 void kvm_aia_destroy(struct vm *vm)
 {
 	pthread_rwlock_wrlock(&vm->vcpu_lock);
-	if (vm->aia_fd >= 0)
-		close(vm->aia_fd);
-	vm->aia_fd = -1;
+	if (vm->irqchip_fd >= 0)
+		close(vm->irqchip_fd);
+	vm->irqchip_fd = -1;
 	pthread_rwlock_unlock(&vm->vcpu_lock);
 }
 
@@ -137,7 +180,7 @@ void kvm_irq_line(struct vm *vm, unsigned int src, int level)
 	struct kvm_irq_level irq = { .irq = src, .level = !!level };
 
 	pthread_rwlock_rdlock(&vm->vcpu_lock);
-	if (vm->vm_fd >= 0 && vm->aia_fd >= 0 &&
+	if (vm->vm_fd >= 0 && vm->irqchip_fd >= 0 &&
 	    ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq) < 0)
 		pr_once(LOG_WARN, "KVM_IRQ_LINE %u: %s", src, strerror(errno));
 	pthread_rwlock_unlock(&vm->vcpu_lock);
@@ -152,7 +195,7 @@ void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data)
 	};
 
 	pthread_rwlock_rdlock(&vm->vcpu_lock);
-	if (vm->vm_fd >= 0 && vm->aia_fd >= 0 &&
+	if (vm->vm_fd >= 0 && vm->irqchip_fd >= 0 &&
 	    ioctl(vm->vm_fd, KVM_SIGNAL_MSI, &msi) < 0)
 		pr_once(LOG_WARN, "KVM_SIGNAL_MSI %#llx: %s",
 			(unsigned long long)addr, strerror(errno));

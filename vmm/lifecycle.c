@@ -37,8 +37,10 @@ static int step_irqchip(struct machine *m)
 		pr_err("%s", why);
 		return ret;
 	}
-	pr_debug("irqchip: %s (the host %s an in-kernel AIA)",
-		 irqchip_name(m->irqchip), host.aia ? "offers" : "has no");
+	pr_debug(
+		"irqchip: %s (the host %s an in-kernel AIA, %s an in-kernel PLIC)",
+		irqchip_name(m->irqchip), host.aia ? "offers" : "has no",
+		host.kernel_plic ? "offers" : "has no");
 	return 0;
 }
 
@@ -211,18 +213,23 @@ static void step_vcpus_down(struct machine *m)
 }
 
 /*
- * Per boot, with the AIA: KVM's AIA device (after the vCPUs exist, before
- * they run), and an irqfd per virtio slot.  A stale count left in an
- * eventfd by the last boot is drained first.
+ * Per boot, with an in-kernel irqchip: KVM's AIA or PLIC device (after the
+ * vCPUs exist, before they run; the PLIC where its device tree node says),
+ * and an irqfd per virtio-mmio slot.  A stale count left in an eventfd by
+ * the last boot is drained first.
  */
 static int step_aia_up(struct machine *m)
 {
 	struct board *b = &m->board;
 	int ret;
 
-	if (m->irqchip != IRQCHIP_KIND_AIA)
+	if (!irqchip_in_kernel(m->irqchip))
 		return 0;
-	ret = kvm_aia_create(&m->vm, &b->aia_params, &b->aia);
+	if (m->irqchip == IRQCHIP_KIND_AIA)
+		ret = kvm_aia_create(&m->vm, &b->aia_params, &b->aia);
+	else
+		ret = kvm_plic_create(&m->vm, b->plic.res.base,
+				      PLIC_MAX_SOURCES);
 	for (unsigned int i = 0; !ret && i < b->nr_virtio; i++) {
 		uint64_t stale;
 

@@ -20,7 +20,7 @@ int vm_init(struct vm *vm, const struct vm_config *cfg, uint64_t ram_base)
 		.cfg = cfg,
 		.kvm_fd = -1,
 		.vm_fd = -1,
-		.aia_fd = -1,
+		.irqchip_fd = -1,
 		.ram_fd = -1,
 		.ram_base = ram_base,
 	};

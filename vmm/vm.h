@@ -57,7 +57,7 @@ struct vm_stats {
 struct vm {
 	const struct vm_config *cfg;
 	int kvm_fd, vm_fd;
-	int aia_fd; /* KVM's AIA device; -1: none */
+	int irqchip_fd; /* KVM's AIA or PLIC device; -1: none */
 	int run_size;
 	uint64_t ram_base;    /* guest physical, from the board */
 	struct guest_mem mem; /* mapped for the life of the vm */
@@ -114,6 +114,9 @@ void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h);
 /* Create and initialise KVM's AIA (after the vCPUs, before they run). */
 int kvm_aia_create(struct vm *vm, const struct aia_params *p,
 		   struct aia_state *st);
+/* Create and initialise KVM's in-kernel PLIC (same time as the AIA). */
+int kvm_plic_create(struct vm *vm, uint64_t base, uint32_t nr_sources);
+/* Close KVM's in-kernel irqchip (AIA or PLIC). */
 void kvm_aia_destroy(struct vm *vm);
 /* Raise or lower wired interrupt source src (GSI src); any thread. */
 void kvm_irq_line(struct vm *vm, unsigned int src, int level);

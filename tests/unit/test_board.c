@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The virt board: the device tree it builds with the PLIC and with KVM's
- * AIA (golden files), and where its interrupt lines go.
+ * The virt board: the device tree it builds with the PLIC, KVM's PLIC and
+ * KVM's AIA (golden files), and where its interrupt lines go.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,6 +138,64 @@ static void test_aia_tree(void **state)
 	/* The node the guest's APLIC driver looks for sends MSIs. */
 	assert_true(fdt_node_offset_by_compatible(fx->buf, -1, "riscv,plic0") <
 		    0);
+	fixture_free(fx);
+}
+
+/* KVM's PLIC: the guest sees the very tree of the emulated PLIC. */
+static void test_kernel_plic_tree(void **state)
+{
+	struct fixture *fx = fixture_new(IRQCHIP_KIND_KERNEL_PLIC);
+
+	(void)state;
+	build(fx);
+	golden_check(fx->buf, "tests/unit/golden/board-plic.dts");
+	fixture_free(fx);
+	fx = fixture_new_on(IRQCHIP_KIND_KERNEL_PLIC, VIRTIO_TRANSPORT_PCI);
+	assert_int_equal(fx->board.virtio[0].vpci.nr_vectors, 0); /* INTx */
+	build(fx);
+	golden_check(fx->buf, "tests/unit/golden/board-pci-plic.dts");
+	fixture_free(fx);
+}
+
+/*
+ * KVM's PLIC: nothing of it on lkvm's bus, the UART's and INTx lines to
+ * KVM_IRQ_LINE, virtio-mmio edges to irqfds, the harts never driven.
+ */
+static void test_kernel_plic_lines(void **state)
+{
+	struct fixture *fx = fixture_new(IRQCHIP_KIND_KERNEL_PLIC);
+	const struct board_slot *slot = &fx->board.virtio[0];
+	uint64_t count = 0;
+	uint32_t v = 0;
+
+	(void)state;
+	assert_false(mmio_bus_access(&fx->vm.bus, LAYOUT_PLIC_BASE + 4, &v, 4,
+				     false));
+	assert_false(mmio_bus_access(&fx->vm.bus, LAYOUT_PLIC_BASE + 0x200004,
+				     &v, 4, false));
+	irq_line_set(&fx->board.uart_irq, 1);
+	irq_line_set(&fx->board.uart_irq, 0);
+	assert_int_equal(fx->nr_lines, 2);
+	assert_int_equal(fx->line_src[0], LAYOUT_UART_IRQ);
+	assert_int_equal(fx->line_level[0], 1);
+	assert_int_equal(fx->line_level[1], 0);
+	assert_true(slot->irq_fd >= 0);
+	irq_line_set(&slot->line, 1);
+	irq_line_set(&slot->line, 0);
+	assert_int_equal(read(slot->irq_fd, &count, sizeof(count)),
+			 sizeof(count));
+	assert_int_equal(count, 1);
+	assert_int_equal(fx->nr_lines, 3);
+	assert_int_equal(fx->line_src[2], slot->res.irq);
+	assert_int_equal(fx->hart_level[0], 0);
+	assert_int_equal(fx->hart_level[1], 0);
+	fixture_free(fx);
+
+	fx = fixture_new_on(IRQCHIP_KIND_KERNEL_PLIC, VIRTIO_TRANSPORT_PCI);
+	irq_line_set(&fx->board.virtio[0].line, 1);
+	assert_int_equal(fx->nr_lines, 1);
+	assert_int_equal(fx->line_src[0], LAYOUT_PCI_INTX_FIRST_IRQ);
+	assert_int_equal(fx->line_level[0], 1);
 	fixture_free(fx);
 }
 
@@ -325,6 +383,8 @@ int main(void)
 		cmocka_unit_test(test_aia_tree),
 		cmocka_unit_test(test_plic_lines),
 		cmocka_unit_test(test_aia_lines),
+		cmocka_unit_test(test_kernel_plic_tree),
+		cmocka_unit_test(test_kernel_plic_lines),
 		cmocka_unit_test(test_slots_run_out),
 		cmocka_unit_test(test_pci_plic_tree),
 		cmocka_unit_test(test_pci_aia_tree),

@@ -990,6 +990,7 @@ static void test_irqchip(void **state)
 		{ "auto", IRQCHIP_AUTO },
 		{ "aia", IRQCHIP_AIA },
 		{ "plic", IRQCHIP_PLIC },
+		{ "kernel-plic", IRQCHIP_KERNEL_PLIC },
 	};
 	struct res *r;
 
@@ -1007,8 +1008,9 @@ static void test_irqchip(void **state)
 	res_free(r);
 	expect_error(parse("run", "--irqchip=aia", "--disable-ssaia", "Image"),
 		     "--irqchip aia needs Ssaia, which --disable-ssaia hides");
-	expect_error(parse("run", "--irqchip", "gic", "Image"),
-		     "invalid --irqchip 'gic' (expected auto, aia or plic)");
+	expect_error(
+		parse("run", "--irqchip", "gic", "Image"),
+		"invalid --irqchip 'gic' (expected auto, aia, plic or kernel-plic)");
 }
 
 static void test_run_help(void **state)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The irqchip choice and the AIA configuration sequence, on a fake KVM. */
+/*
+ * The irqchip choice and the AIA and in-kernel PLIC configuration
+ * sequences, on a fake KVM.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -23,6 +26,56 @@ static enum irqchip_kind pick(enum irqchip_choice choice, bool host_aia,
 	*why = NULL;
 	*ret = irqchip_select(&cfg, &host, &kind, why);
 	return kind;
+}
+
+/* The same with a host whose KVM has the in-kernel PLIC (and maybe AIA). */
+static enum irqchip_kind pick_kplic(enum irqchip_choice choice, bool host_aia,
+				    bool hide_ssaia, int *ret, const char **why)
+{
+	struct vm_config cfg = { .irqchip = choice };
+	const struct irqchip_host host = { .aia = host_aia,
+					   .kernel_plic = true };
+	enum irqchip_kind kind = IRQCHIP_KIND_PLIC;
+
+	if (hide_ssaia)
+		isa_ext_set(cfg.disable_isa, isa_ext_lookup("ssaia"));
+	*why = NULL;
+	*ret = irqchip_select(&cfg, &host, &kind, why);
+	return kind;
+}
+
+static void test_select_kernel_plic(void **state)
+{
+	const char *why;
+	int ret;
+
+	(void)state;
+	/* auto: the AIA first, then KVM's PLIC, then ours. */
+	assert_int_equal(pick_kplic(IRQCHIP_AUTO, true, false, &ret, &why),
+			 IRQCHIP_KIND_AIA);
+	assert_int_equal(pick_kplic(IRQCHIP_AUTO, false, false, &ret, &why),
+			 IRQCHIP_KIND_KERNEL_PLIC);
+	assert_int_equal(ret, 0);
+	assert_int_equal(pick_kplic(IRQCHIP_AUTO, true, true, &ret, &why),
+			 IRQCHIP_KIND_KERNEL_PLIC);
+	assert_int_equal(pick_kplic(IRQCHIP_PLIC, false, false, &ret, &why),
+			 IRQCHIP_KIND_PLIC);
+	assert_int_equal(
+		pick_kplic(IRQCHIP_KERNEL_PLIC, true, false, &ret, &why),
+		IRQCHIP_KIND_KERNEL_PLIC);
+	assert_int_equal(ret, 0);
+	/* Asked for, not offered: one line naming it. */
+	pick(IRQCHIP_KERNEL_PLIC, true, false, &ret, &why);
+	assert_int_equal(ret, -ENODEV);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "--irqchip kernel-plic"));
+	assert_non_null(strstr(why, "no in-kernel PLIC"));
+	assert_null(strchr(why, '\n'));
+	assert_string_equal(irqchip_name(IRQCHIP_KIND_KERNEL_PLIC),
+			    "kernel-plic");
+	assert_true(irqchip_in_kernel(IRQCHIP_KIND_KERNEL_PLIC));
+	assert_true(irqchip_in_kernel(IRQCHIP_KIND_AIA));
+	assert_false(irqchip_in_kernel(IRQCHIP_KIND_PLIC));
 }
 
 static void test_select(void **state)
@@ -197,10 +250,53 @@ static void test_configure_bad_input(void **state)
 	assert_int_equal(f.n, 0);
 }
 
+static void test_kplic_sequence(void **state)
+{
+	struct fake_aia f = { .fail_at = -1 };
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(kplic_configure(&fake_ops, &f, 0x0c000000, 1023, &why),
+			 0);
+	assert_int_equal(f.n, 3);
+	assert_call(&f.calls[0], 's', 0, 0, 1023);	 /* sources */
+	assert_call(&f.calls[1], 's', 1, 0, 0x0c000000); /* base */
+	assert_call(&f.calls[2], 's', 2, 0, 0);		 /* INIT, last */
+}
+
+static void test_kplic_failures(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct fake_aia f = { .fail_at = k };
+		const char *why = NULL;
+
+		assert_int_equal(
+			kplic_configure(&fake_ops, &f, 0x0c000000, 64, &why),
+			-EIO);
+		assert_int_equal(f.n, k + 1);
+		assert_non_null(why);
+		assert_true(strlen(why) > 0);
+	}
+	for (int k = 0; k < 2; k++) {
+		struct fake_aia f = { .fail_at = -1 };
+		const char *why = NULL;
+
+		assert_int_equal(kplic_configure(&fake_ops, &f, 0x0c000000,
+						 k ? 1024 : 0, &why),
+				 -EINVAL);
+		assert_int_equal(f.n, 0);
+		assert_non_null(why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_select_kernel_plic),
+		cmocka_unit_test(test_kplic_sequence),
+		cmocka_unit_test(test_kplic_failures),
 		cmocka_unit_test(test_hart_bits),
 		cmocka_unit_test(test_configure_sequence),
 		cmocka_unit_test(test_configure_caps_sources),
