@@ -3,8 +3,10 @@
 # On an AIA host: auto and aia take KVM's in-kernel AIA (the guest binds
 # its APLIC and IMSIC drivers and gets virtio interrupts through irqfds,
 # so the rng's used buffers cost lkvm no MMIO exit for the interrupt);
-# plic still works.  On a PLIC host: auto takes the PLIC and aia fails
-# with one line and status 1.
+# plic still works.  On a PLIC host (whose kernel has rvkvm's in-kernel
+# PLIC, kernel-patches/): auto takes KVM's PLIC (the guest sees the same
+# PLIC node, virtio interrupts arrive), plic and kernel-plic work when
+# asked for, and aia fails with one line and status 1.
 . ./lib.sh
 
 # The host's own device tree: an IMSIC means an AIA host (node names
@@ -36,13 +38,35 @@ if cat /proc/device-tree/soc/*/compatible | tr '\0' '\n' |
 	lkvm /tmp/nossaia.log --debug --disable-ssaia -k Image \
 		-i guest-irqchip.cpio.gz -m 128 -c 1
 	t disable-ssaia-status [ $rc -eq 0 ]
-	t disable-ssaia-takes-plic has "irqchip: plic" /tmp/nossaia.log
+	t disable-ssaia-takes-kernel-plic has "irqchip: kernel-plic" \
+		/tmp/nossaia.log
 else
 	lkvm /tmp/auto.log --debug --rng -k Image -i guest-irqchip.cpio.gz \
 		-m 128 -c 1
 	t auto-status [ $rc -eq 0 ]
-	t auto-takes-plic has "irqchip: plic (the host has no" /tmp/auto.log
-	t plic-guest-has-plic has "guest-irqchip: plic" /tmp/auto.log
+	t auto-takes-kernel-plic has \
+		"irqchip: kernel-plic (the host has no in-kernel AIA, offers an in-kernel PLIC)" \
+		/tmp/auto.log
+	t kernel-plic-guest-has-plic has "guest-irqchip: plic" /tmp/auto.log
+	t kernel-plic-guest-rng has "guest-rng-bytes: 4096" /tmp/auto.log
+	t kernel-plic-virtio-irq-counted has "guest-virtio-irqs: [1-9]" \
+		/tmp/auto.log
+
+	lkvm /tmp/kplic.log --debug --irqchip kernel-plic --rng \
+		--virtio-transport mmio -k Image -i guest-irqchip.cpio.gz \
+		-m 128 -c 2
+	t kernel-plic-mmio-status [ $rc -eq 0 ]
+	t kernel-plic-mmio-chosen has "irqchip: kernel-plic" /tmp/kplic.log
+	t kernel-plic-mmio-rng has "guest-rng-bytes: 4096" /tmp/kplic.log
+	t kernel-plic-mmio-virtio-irq-counted has "guest-virtio-irqs: [1-9]" \
+		/tmp/kplic.log
+
+	lkvm /tmp/plic.log --debug --irqchip plic --rng -k Image \
+		-i guest-irqchip.cpio.gz -m 128 -c 1
+	t plic-status [ $rc -eq 0 ]
+	t plic-chosen has "irqchip: plic (" /tmp/plic.log
+	t plic-guest-has-plic has "guest-irqchip: plic" /tmp/plic.log
+	t plic-rng has "guest-rng-bytes: 4096" /tmp/plic.log
 
 	lkvm /tmp/aia.log --irqchip aia -k Image -i guest-irqchip.cpio.gz \
 		-m 128 -c 1
