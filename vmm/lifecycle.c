@@ -38,9 +38,9 @@ static int step_irqchip(struct machine *m)
 		return ret;
 	}
 	pr_debug(
-		"irqchip: %s (the host %s an in-kernel AIA, %s an in-kernel PLIC)",
-		irqchip_name(m->irqchip), host.aia ? "offers" : "has no",
-		host.kernel_plic ? "offers" : "has no");
+		"irqchip: %s (the host's KVM: in-kernel AIA %s, in-kernel PLIC %s)",
+		irqchip_name(m->irqchip), host.aia ? "yes" : "no",
+		host.kernel_plic ? "yes" : "no");
 	return 0;
 }
 

@@ -16,7 +16,8 @@ if cat /proc/device-tree/soc/*/compatible | tr '\0' '\n' |
 	lkvm /tmp/auto.log --debug --rng -k Image -i guest-irqchip.cpio.gz \
 		-m 128 -c 2
 	t auto-status [ $rc -eq 0 ]
-	t auto-takes-aia has "irqchip: aia (the host offers" /tmp/auto.log
+	t auto-takes-aia has "irqchip: aia (the host's KVM: in-kernel AIA yes" \
+		/tmp/auto.log
 	t aia-guest-has-imsic has "guest-irqchip: imsics" /tmp/auto.log
 	t aia-guest-has-aplic has "guest-irqchip: aplic" /tmp/auto.log
 	t aia-guest-no-plic lacks "guest-irqchip: plic" /tmp/auto.log
@@ -45,7 +46,7 @@ else
 		-m 128 -c 1
 	t auto-status [ $rc -eq 0 ]
 	t auto-takes-kernel-plic has \
-		"irqchip: kernel-plic (the host has no in-kernel AIA, offers an in-kernel PLIC)" \
+		"irqchip: kernel-plic (the host's KVM: in-kernel AIA no, in-kernel PLIC yes)" \
 		/tmp/auto.log
 	t kernel-plic-guest-has-plic has "guest-irqchip: plic" /tmp/auto.log
 	t kernel-plic-guest-rng has "guest-rng-bytes: 4096" /tmp/auto.log
