@@ -36,9 +36,10 @@ want blk && bench "virtio-blk throughput and exits per MiB" \
 want net && bench "guest to host TCP over virtio-net and a tap" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-net.sh"
-# lkvm with KVM's AIA, with its own PLIC, and kvmtool if KVMTOOL names a
-# riscv64 kvmtool binary, alternating on one AIA host.
-want irqchip && bench "irqchips: lkvm aia, lkvm plic${KVMTOOL:+, kvmtool} on an AIA host" \
+# lkvm with KVM's AIA, with KVM's PLIC (kernel-patches/), with its own
+# PLIC, and kvmtool if KVMTOOL names a riscv64 kvmtool binary, alternating
+# on one AIA host.
+want irqchip && bench "irqchips: lkvm aia, kernel-plic, plic${KVMTOOL:+, kvmtool} on an AIA host" \
 	--aia "${kvmtool_add[@]}" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-io.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-irqchip.sh"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Runs in an emulated host with an AIA (scripts/bench.sh): the same guest
-# under lkvm --irqchip aia and --irqchip plic, each on virtio-pci (MSI-X
-# with the AIA, INTx with the PLIC) and on virtio-mmio, and, when it was
-# added as ./kvmtool, kvmtool on virtio-mmio (which takes the in-kernel AIA
-# by itself), in turns A B C D E A B C D E.  Exits are the host kernel's KVM statistics (debugfs,
+# under lkvm --irqchip aia, --irqchip kernel-plic (KVM's in-kernel PLIC
+# from kernel-patches/, which KVM offers on any host) and --irqchip plic,
+# each on virtio-pci (MSI-X with the AIA, INTx with a PLIC) and on
+# virtio-mmio, and, when it was added as ./kvmtool, kvmtool on virtio-mmio
+# (which takes the in-kernel AIA by itself), in turns A B C ... A B C ....  Exits are the host kernel's KVM statistics (debugfs,
 # /sys/kernel/debug/kvm/<pid>-<fd>/), the same counters for every VMM,
 # read when the guest says bench-start and bench-end.  Prints
 # "BENCH name value unit" lines.
@@ -52,6 +53,8 @@ kvmtool_cmd="./kvmtool run -k Image -i guest-guest-io.cpio.gz -m 256 -c 1 --rng 
 for round in 1 2; do
 	run "aiapci$round" $lkvm_cmd --irqchip aia --virtio-transport pci
 	run "aiammio$round" $lkvm_cmd --irqchip aia --virtio-transport mmio
+	run "kplicpci$round" $lkvm_cmd --irqchip kernel-plic --virtio-transport pci
+	run "kplicmmio$round" $lkvm_cmd --irqchip kernel-plic --virtio-transport mmio
 	run "plicpci$round" $lkvm_cmd --irqchip plic --virtio-transport pci
 	run "plicmmio$round" $lkvm_cmd --irqchip plic --virtio-transport mmio
 	[ -x ./kvmtool ] && run "kvmtool$round" $kvmtool_cmd
