@@ -6,10 +6,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out=$1
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
 tree=$("$RVKVM_TOP/scripts/kernel.sh" --tree-only | sed -n 's/^kernel: patched tree at //p')
 [ -d "$tree" ] || die "no patched kernel tree (scripts/kernel.sh --tree-only)"
-mkdir -p "$out"
 exec 9>"$RVKVM_CACHE/kernel/lock"
 flock 9
 log=$RVKVM_BUILD/kernel/selftests.log
