@@ -15,11 +15,13 @@ if ! grep -qv '^[[:space:]]*\(#\|$\)' "$patches/series"; then
 	exit 0
 fi
 export QUILT_PATCHES="$patches" QUILT_PC=.pc
-# quilt prefers the patch directory recorded in .pc to QUILT_PATCHES: a
-# tree last used with another directory would push that one's series.
-mkdir -p .pc
-echo "$patches" >.pc/.quilt_patches
-echo series >.pc/.quilt_series
+# quilt prefers the patch directory recorded in an existing .pc to
+# QUILT_PATCHES: a tree last used with another directory would push that
+# one's series.  (A fresh tree has no .pc: quilt makes it, recording ours.)
+if [ -d .pc ]; then
+	echo "$patches" >.pc/.quilt_patches
+	echo series >.pc/.quilt_series
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 while next=$(quilt next 2>/dev/null); do

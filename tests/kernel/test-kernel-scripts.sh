@@ -22,6 +22,15 @@ t quilt-series-applies test $? -eq 0
 t quilt-series-result diff -u <(printf 'line one\nline 2\nline three\nline four\n') "$tmp/good/hello.txt"
 t quilt-reports-applied grep -q '^applied 0002-four.patch$' "$tmp/good.out"
 
+# A tree whose .pc remembers another patch directory (quilt prefers it to
+# QUILT_PATCHES) still gets this series.
+cp -r "$fx/tree" "$tmp/stale"
+mkdir -p "$tmp/stale/.pc"
+echo 2 >"$tmp/stale/.pc/.version"
+echo "$tmp/elsewhere" >"$tmp/stale/.pc/.quilt_patches"
+"$top/scripts/apply-patches.sh" "$tmp/stale" "$fx/good" >"$tmp/stale.out" 2>&1
+t quilt-stale-patch-dir grep -qx 'line four' "$tmp/stale/hello.txt"
+
 # A patch that does not apply stops the build and is named.
 cp -r "$fx/tree" "$tmp/bad"
 "$top/scripts/apply-patches.sh" "$tmp/bad" "$fx/bad" >"$tmp/bad.out" 2>&1
