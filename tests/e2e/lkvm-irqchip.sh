@@ -74,5 +74,14 @@ else
 	t aia-on-plic-host-status [ $rc -eq 1 ]
 	t aia-on-plic-host-one-line [ "$(grep -c 'lkvm: error' /tmp/aia.log)" -eq 1 ]
 	t aia-on-plic-host-says-why has "no in-kernel AIA" /tmp/aia.log
+
+	# A KVM that cannot create the PLIC device, as one without rvkvm's
+	# kernel patches: --dev /dev/null offers no KVM device type at all.
+	lkvm /tmp/nokplic.log --dev /dev/null --irqchip kernel-plic -k Image \
+		-i guest-irqchip.cpio.gz -m 128 -c 1
+	t kernel-plic-unoffered-status [ $rc -eq 1 ]
+	t kernel-plic-unoffered-one-line \
+		[ "$(grep -c 'lkvm: error' /tmp/nokplic.log)" -eq 1 ]
+	t kernel-plic-unoffered-says-why has "no in-kernel PLIC" /tmp/nokplic.log
 fi
 exit $fail
