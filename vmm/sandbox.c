@@ -116,7 +116,7 @@ static int setup_tree(const char *root)
 static int setup_init(const char *root, const char *self)
 {
 	char path[PATH_MAX];
-	int ret = root_join(path, root, SANDBOX_INIT + 1);
+	int ret = root_join(path, root, &SANDBOX_INIT[1]);
 
 	if (ret || !access(path, X_OK))
 		return ret;
@@ -176,7 +176,7 @@ static int run_dir(const struct vm_config *cfg, char *buf)
 {
 	char rel[64];
 
-	snprintf(rel, sizeof(rel), "%s%ld", SANDBOX_RUN_DIR + 1, cfg->pid);
+	snprintf(rel, sizeof(rel), "%s%ld", &SANDBOX_RUN_DIR[1], cfg->pid);
 	return root_join(buf, root_share(cfg), rel);
 }
 
