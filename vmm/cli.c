@@ -1205,7 +1205,9 @@ static const char run_help_tail[] =
 	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
 	"  4  the guest crashed (KVM internal error, failed entry, an\n"
 	"     access KVM cannot emulate, an unexpected exit, or a\n"
-	"     shutdown reporting a system failure)\n";
+	"     shutdown reporting a system failure)\n"
+	"lkvm sandbox and run --sandbox exit with the command's status\n"
+	"instead, or 125 when the guest reported none.\n";
 
 void cli_print_run_help(FILE *out)
 {
@@ -1238,6 +1240,7 @@ void cli_print_usage(FILE *out)
 	      "                           COMMAND's status (125: none came back)\n"
 	      "  setup NAME               Make a guest root in ~/.lkvm/NAME for\n"
 	      "                           'lkvm run -d NAME' and 'lkvm sandbox'\n"
+	      "                           (a sandbox needs -k IMAGE, as 'run')\n"
 	      "  version                  Print the version and exit\n"
 	      "  help [run]               Show this help, or the options of 'run'\n"
 	      "\n"
