@@ -128,12 +128,12 @@ static void send(const uint8_t *msg, uint32_t len, uint32_t cap)
 
 static void session_start(void)
 {
-	static const uint8_t version[] = { 21, 0, 0, 0, 100, 0, 0, 0, 0, 1,
-					   0, 8, 0, '9', 'P', '2', '0', '0',
-					   '0', '.', 'L' };
-	static const uint8_t attach[] = { 23, 0, 0, 0, 104, 1, 0, 0, 0,
-					  0, 0, 0xff, 0xff, 0xff, 0xff, 0,
-					  0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t version[] = { 21,	0,   0,	  0,   100, 0,	 0,
+					   0,	0,   1,	  0,   8,   0,	 '9',
+					   'P', '2', '0', '0', '0', '.', 'L' };
+	static const uint8_t attach[] = { 23, 0, 0, 0,	  104,	1,    0,    0,
+					  0,  0, 0, 0xff, 0xff, 0xff, 0xff, 0,
+					  0,  0, 0, 0,	  0,	0,    0 };
 
 	send(version, sizeof(version), sizeof(resp));
 	send(attach, sizeof(attach), sizeof(resp));

@@ -596,8 +596,8 @@ static void test_9p(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	r = expect_run(parse("run", "--9p", "/srv/a,share", "--9p=/srv/b",
-			     "Image"));
+	r = expect_run(
+		parse("run", "--9p", "/srv/a,share", "--9p=/srv/b", "Image"));
 	assert_int_equal(r->cfg.nr_shares, 2);
 	assert_string_equal(r->cfg.shares[0].path, "/srv/a");
 	assert_string_equal(r->cfg.shares[0].tag, "share");
@@ -632,10 +632,11 @@ static void test_9p(void **state)
 /* lkvm sandbox [options] [--] COMMAND [ARGS]; lkvm setup NAME. */
 static void test_sandbox(void **state)
 {
-	char *argv[] = { "lkvm", "sandbox", "-k", "Image", "--", "sh",
-			 "-c",	 "exit 7",  NULL };
-	char *argv2[] = { "lkvm", "sandbox", "-k", "Image", "uname", "-r",
-			  NULL };
+	char *argv[] = { "lkvm", "sandbox", "-k",     "Image", "--",
+			 "sh",	 "-c",	    "exit 7", NULL };
+	char *argv2[] = {
+		"lkvm", "sandbox", "-k", "Image", "uname", "-r", NULL
+	};
 	struct res *r;
 
 	(void)state;
@@ -658,8 +659,9 @@ static void test_sandbox(void **state)
 	assert_int_equal(r->ret, CLI_RUN);
 	assert_ptr_equal(r->cfg.sandbox_argv, argv2 + 4);
 	res_free(r);
-	expect_error(parse("sandbox", "-k", "Image"),
-		     "no command given (lkvm sandbox [options] -- COMMAND [ARGS])");
+	expect_error(
+		parse("sandbox", "-k", "Image"),
+		"no command given (lkvm sandbox [options] -- COMMAND [ARGS])");
 	expect_error(parse("sandbox", "-k", "Image", "-i", "x", "--", "sh"),
 		     "a sandbox boots over 9p: no -d IMAGE or -i");
 	r = expect_run(parse("run", "-k", "Image", "--sandbox", "t.sh"));
@@ -670,10 +672,12 @@ static void test_sandbox(void **state)
 	assert_int_equal(r->ret, CLI_SETUP);
 	assert_string_equal(r->cfg.rootfs_name, "box");
 	res_free(r);
-	expect_error(parse("setup", "a/b"),
-		     "usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
-	expect_error(parse("setup"),
-		     "usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
+	expect_error(
+		parse("setup", "a/b"),
+		"usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
+	expect_error(
+		parse("setup"),
+		"usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
 }
 
 static void test_disks(void **state)
