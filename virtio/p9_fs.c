@@ -1033,6 +1033,7 @@ uint32_t p9_server_handle(struct p9_server *s, const uint8_t *req, uint32_t len,
 	if (cap < P9_RHDR)
 		return 0;
 	ret = p9_decode(req, len, &r);
+	s->requests[r.type]++;
 	fn = ret ? NULL : p9_op_find(r.type);
 	if (!ret && !fn)
 		ret = -EOPNOTSUPP;

@@ -53,8 +53,9 @@ struct p9_fid {
 struct p9_server {
 	int root_fd; /* O_PATH | O_DIRECTORY */
 	uint32_t msize;
-	unsigned int nr_fids; /* slots in use or used: [0, nr_fids) */
-	struct p9_fid *fids;  /* P9_MAX_FIDS */
+	unsigned int nr_fids;	/* slots in use or used: [0, nr_fids) */
+	struct p9_fid *fids;	/* P9_MAX_FIDS */
+	uint64_t requests[256]; /* by message type, for --debug */
 };
 
 /* Serve dir (opened here): 0 or -errno (-ENOTDIR, -ENOENT, ...). */

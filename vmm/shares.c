@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* 9p share glue; see shares.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/log.h"
@@ -45,8 +46,25 @@ int shares_up(struct shares *s, const struct vm_config *cfg, struct board *b)
 	return ret;
 }
 
+/* --debug: the 9P requests the guest sent, by type number. */
+static void share_report(const struct virtio_9p *p)
+{
+	char buf[512];
+	int len = 0;
+
+	for (unsigned int t = 0; t < 256 && len < (int)sizeof(buf) - 24; t++)
+		if (p->srv.requests[t])
+			len += snprintf(buf + len, sizeof(buf) - len,
+					" %u:%llu", t,
+					(unsigned long long)p->srv.requests[t]);
+	pr_debug("virtio-9p %.*s: requests by type:%s", (int)p->tag_len, p->tag,
+		 len ? buf : " none");
+}
+
 void shares_down(struct shares *s)
 {
-	while (s->nr)
-		virtio_9p_destroy(&s->dev[--s->nr]);
+	while (s->nr) {
+		share_report(&s->dev[--s->nr]);
+		virtio_9p_destroy(&s->dev[s->nr]);
+	}
 }
