@@ -120,6 +120,28 @@ static void init_report(const char *dir, int status)
 		close(fd);
 }
 
+/*
+ * A sandbox's command runs once: "started" in the run directory marks
+ * it, so a guest that rebooted (lkvm boots it again) powers off with no
+ * status instead of running the command again.
+ */
+static bool init_first_boot(const char *dir)
+{
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/started", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "lkvm init: %s: %s; not running it again\n",
+			path, strerror(errno));
+		return false;
+	}
+	fsync(fd);
+	close(fd);
+	return true;
+}
+
 int guest_init_main(void)
 {
 	char cmd[4200];
@@ -131,9 +153,11 @@ int guest_init_main(void)
 	dir = init_run_dir();
 	if (dir)
 		snprintf(cmd, sizeof(cmd), "%s/cmd.sh", dir);
-	status = init_wait(init_spawn(dir ? cmd : NULL));
-	if (dir)
-		init_report(dir, status);
+	if (!dir || init_first_boot(dir)) {
+		status = init_wait(init_spawn(dir ? cmd : NULL));
+		if (dir)
+			init_report(dir, status);
+	}
 	sync();
 	reboot(RB_POWER_OFF);
 	for (;;)

@@ -309,6 +309,8 @@ int sandbox_finish_run(const struct vm_config *cfg)
 	}
 	if (!root_join(path, dir, "cmd.sh"))
 		unlink(path);
+	if (!root_join(path, dir, "started"))
+		unlink(path);
 	rmdir(dir);
 	if (status < 0) {
 		pr_err("sandbox: the guest reported no exit status");

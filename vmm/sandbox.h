@@ -14,7 +14,9 @@
  *     host file becomes /host/<its real path>; SCRIPT becomes
  *     "/bin/sh /host/<real path>") and puts lkvm.sandbox=/virt/
  *     sandbox-<pid> on the kernel command line;
- *  2. the guest init (guest_init.c) runs /bin/sh cmd.sh on the console,
+ *  2. the guest init (guest_init.c) creates "started" there (a guest that
+ *     rebooted finds it and powers off without running the command
+ *     again), runs /bin/sh cmd.sh on the console,
  *     waits for it, writes its status (the exit code, or 128 + the
  *     signal number) as a decimal line to the run directory's "status",
  *     fsyncs it and the file systems, and powers the guest off;
