@@ -85,6 +85,11 @@ t sandbox-uname-status [ $rc -eq 0 ]
 t sandbox-uname-r has "^$(uname -r)" /tmp/su.log
 sandbox /tmp/s0.log -- sh -c 'exit 0'
 t sandbox-exit-0 [ $rc -eq 0 ]
+# A command that reboots the guest: the second boot does not run it again.
+sandbox /tmp/sr.log -- reboot -f
+t sandbox-reboot-no-status [ $rc -eq 125 ]
+t sandbox-reboot-not-rerun has "not running it again" /tmp/sr.log
+t sandbox-reboot-said-why has "the guest reported no exit status" /tmp/sr.log
 
 ./lkvm setup box >/tmp/setup.log 2>&1
 rc=$?
