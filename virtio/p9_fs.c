@@ -366,11 +366,17 @@ static int op_getattr(struct p9_server *s, const struct p9_req *r,
 static int setattr_mode(int pfd, uint32_t mode)
 {
 	char proc[64];
+	struct stat st;
 
 	if (!syscall(__NR_fchmodat2, pfd, "", mode & 07777, AT_EMPTY_PATH))
 		return 0;
 	if (errno != ENOSYS)
 		return -errno;
+	/* chmod would follow a symlink: links keep their mode anyway. */
+	if (fstat(pfd, &st))
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -EOPNOTSUPP;
 	/* Before Linux 6.6: through the descriptor's /proc link. */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	return chmod(proc, mode & 07777) ? -errno : 0;

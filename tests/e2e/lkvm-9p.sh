@@ -40,6 +40,7 @@ check_share() {
 	t $tag-stat has "guest-9p-stat: 14 regular file" $log
 	t $tag-symlink [ "$(readlink /tmp/share/guest-link)" = fromhost.txt ]
 	t $tag-chmod [ "$(stat -c %a /tmp/share/fromguest.txt)" = 600 ]
+	t $tag-touch has "guest-9p-touch-ok" $log
 	t $tag-sync has "guest-9p-sync-ok" $log
 	t $tag-script has "guest-9p-script-ran: ok" $log
 	t $tag-dotdot-refused has "guest-9p-dotdot-refused" $log

@@ -422,6 +422,24 @@ static void test_create_rename_unlink(void **state)
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(st.st_size, 42);
+	/* times as given (touch -d), on the file, not through a link */
+	m_start(&m, P9_TSETATTR);
+	m_put(&m, 2, 4);
+	m_put(&m,
+	      P9_SETATTR_ATIME | P9_SETATTR_MTIME | P9_SETATTR_ATIME_SET |
+		      P9_SETATTR_MTIME_SET,
+	      4);
+	m_put(&m, 0, 12);
+	m_put(&m, 0, 8);
+	m_put(&m, 1000000, 8);
+	m_put(&m, 5, 8);
+	m_put(&m, 2000000, 8);
+	m_put(&m, 7, 8);
+	assert_int_equal(rpc_err(&s, &m), 0);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_atim.tv_sec, 1000000);
+	assert_int_equal(st.st_mtim.tv_sec, 2000000);
+	assert_int_equal(st.st_mtim.tv_nsec, 7);
 	/* symlink + readlink */
 	m_start(&m, P9_TSYMLINK);
 	m_put(&m, 1, 4);

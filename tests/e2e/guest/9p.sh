@@ -17,6 +17,7 @@ mkdir $m/newdir && rmdir $m/newdir && echo "guest-9p-mkdir-rmdir-ok"
 echo "guest-9p-stat: $(stat -c '%s %F' $m/fromhost.txt)"
 ln -s fromhost.txt $m/guest-link && echo "guest-9p-readlink: $(readlink $m/guest-link)"
 chmod 600 $m/fromguest.txt && echo "guest-9p-chmod: $(stat -c %a $m/fromguest.txt)"
+touch $m/fromhost.txt && echo "guest-9p-touch-ok"
 sync && echo "guest-9p-sync-ok"
 $m/run.sh ok
 cat $m/../outside.txt 2>/dev/null || echo "guest-9p-dotdot-refused"
