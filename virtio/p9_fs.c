@@ -1025,6 +1025,29 @@ static p9_op_fn *p9_op_find(uint8_t type)
 	return NULL;
 }
 
+/* Would r change the share? */
+static bool p9_modifies(const struct p9_req *r)
+{
+	switch (r->type) {
+	case P9_TLOPEN:
+		return (r->flags & 3) || (r->flags & 000001000); /* TRUNC */
+	case P9_TLCREATE:
+	case P9_TSYMLINK:
+	case P9_TMKNOD:
+	case P9_TRENAME:
+	case P9_TSETATTR:
+	case P9_TXATTRCREATE:
+	case P9_TLINK:
+	case P9_TMKDIR:
+	case P9_TRENAMEAT:
+	case P9_TUNLINKAT:
+	case P9_TWRITE:
+	case P9_TREMOVE:
+		return true;
+	}
+	return false;
+}
+
 uint32_t p9_server_handle(struct p9_server *s, const uint8_t *req, uint32_t len,
 			  uint8_t *resp, uint32_t cap)
 {
@@ -1043,6 +1066,8 @@ uint32_t p9_server_handle(struct p9_server *s, const uint8_t *req, uint32_t len,
 	fn = ret ? NULL : p9_op_find(r.type);
 	if (!ret && !fn)
 		ret = -EOPNOTSUPP;
+	if (!ret && s->ro && p9_modifies(&r))
+		ret = -EROFS;
 	if (!ret) {
 		p9_out_init(&o, resp, cap);
 		p9_out_hdr(&o, r.type + 1, r.tag);

@@ -25,7 +25,9 @@
  * message is EBADMSG, an unknown type EOPNOTSUPP.  Extended attributes
  * are not supported (EOPNOTSUPP); POSIX locks always succeed (the
  * share's files are not locked on the host).  Device nodes cannot be
- * created (EPERM).  The server acts with the host process's own
+ * created (EPERM).  A read-only server (ro) answers every request that
+ * would change the share (create, write, open for writing or truncation,
+ * setattr, link, rename, remove) with EROFS.  The server acts with the host process's own
  * credentials: the uid and gid a client asks for on create are ignored.
  */
 #ifndef RVKVM_P9_FS_H
@@ -56,6 +58,7 @@ struct p9_server {
 	unsigned int nr_fids;	/* slots in use or used: [0, nr_fids) */
 	struct p9_fid *fids;	/* P9_MAX_FIDS */
 	uint64_t requests[256]; /* by message type, for --debug */
+	bool ro;		/* refuse every change with EROFS */
 };
 
 /* Serve dir (opened here): 0 or -errno (-ENOTDIR, -ENOENT, ...). */

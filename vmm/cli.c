@@ -447,6 +447,16 @@ static int add_share(struct cli_run *r, const char *dir, size_t dlen,
 	return 0;
 }
 
+/* A setup root's view of the host: / as hostfs, read-only. */
+static int add_host_share(struct cli_run *r)
+{
+	int ret = add_share(r, "/", 1, SANDBOX_HOST_TAG);
+
+	if (!ret)
+		r->cfg->shares[r->cfg->nr_shares - 1].ro = true;
+	return ret;
+}
+
 /* --9p dir[,tag] (kvmtool's; default tag kvm_9p) */
 static int set_9p(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		  const char *arg)
@@ -483,7 +493,7 @@ static int set_rootfs_dir(struct cli_run *r, const char *arg)
 	ret = custom ? add_share(r, home, strlen(home), SANDBOX_ROOT_TAG) :
 		       add_share(r, arg, strlen(arg), SANDBOX_ROOT_TAG);
 	if (!ret && custom)
-		ret = add_share(r, "/", 1, SANDBOX_HOST_TAG);
+		ret = add_host_share(r);
 	if (ret)
 		return ret;
 	r->cfg->rootfs_9p = true;
@@ -979,7 +989,7 @@ static int sandbox_finish(struct cli_run *r)
 	if (sandbox_root_path(SANDBOX_DEFAULT_ROOT, root, sizeof(root)))
 		return cli_err(r, "no home directory for ~/.lkvm (set HOME)");
 	ret = add_share(r, root, strlen(root), SANDBOX_ROOT_TAG);
-	ret = ret ?: add_share(r, "/", 1, SANDBOX_HOST_TAG);
+	ret = ret ?: add_host_share(r);
 	if (ret)
 		return ret;
 	cfg->rootfs_9p = cfg->custom_rootfs = true;

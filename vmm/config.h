@@ -75,6 +75,7 @@ struct disk_config {
 struct share_config {
 	char path[CONFIG_PATH_MAX];
 	char tag[CONFIG_TAG_MAX + 1];
+	bool ro; /* the server refuses changes (the sandbox's hostfs) */
 };
 
 struct vm_config {

@@ -26,12 +26,14 @@ static int share_up(struct shares *s, const struct share_config *sc,
 		       strerror(-ret));
 		return ret;
 	}
+	p->srv.ro = sc->ro;
 	ret = board_virtio_add(slot, &p->vm);
 	if (ret) {
 		virtio_9p_destroy(p);
 		return ret;
 	}
-	pr_debug("%s: virtio-9p, tag %s", sc->path, sc->tag);
+	pr_debug("%s: virtio-9p, tag %s%s", sc->path, sc->tag,
+		 sc->ro ? ", read-only" : "");
 	s->nr++;
 	return 0;
 }

@@ -84,8 +84,9 @@ t sandbox-run-dir-removed sh -c '! ls -d $HOME/.lkvm/default/virt/sandbox-* 2>/d
 sandbox /tmp/su.log -- uname -r
 t sandbox-uname-status [ $rc -eq 0 ]
 t sandbox-uname-r has "^$(uname -r)" /tmp/su.log
-sandbox /tmp/s0.log -- sh -c 'exit 0'
+sandbox /tmp/s0.log -- sh -c 'mount -o remount,rw /host; echo x >/host/tmp/planted; exit 0'
 t sandbox-exit-0 [ $rc -eq 0 ]
+t sandbox-hostfs-read-only [ ! -e /tmp/planted ]
 # A command that reboots the guest: the second boot does not run it again.
 sandbox /tmp/sr.log -- reboot -f
 t sandbox-reboot-no-status [ $rc -eq 125 ]

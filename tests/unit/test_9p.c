@@ -614,6 +614,50 @@ static void test_fid_bounds(void **state)
 	server_down(&s);
 }
 
+/* A read-only share answers changes with EROFS, reads work. */
+static void test_read_only(void **state)
+{
+	static const char *const hello[] = { "hello.txt", NULL };
+	struct p9_server s;
+	struct msg m;
+	char p[400];
+	struct stat st;
+
+	(void)state;
+	server_up(&s);
+	s.ro = true;
+	assert_int_equal(t_walk(&s, 1, 2, hello), 0);
+	assert_int_equal(t_lopen(&s, 2, O_RDWR), EROFS);
+	assert_int_equal(t_lopen(&s, 2, O_RDONLY | 01000), EROFS); /* TRUNC */
+	assert_int_equal(t_lopen(&s, 2, O_RDONLY), 0);
+	m_start(&m, P9_TREAD);
+	m_put(&m, 2, 4);
+	m_put(&m, 0, 8);
+	m_put(&m, 5, 4);
+	assert_int_equal(rpc(&s, &m), P9_TREAD + 1);
+	m_start(&m, P9_TWRITE);
+	m_put(&m, 2, 4);
+	m_put(&m, 0, 8);
+	m_put(&m, 1, 4);
+	m_put(&m, 'x', 1);
+	assert_int_equal(rpc_err(&s, &m), EROFS);
+	m_start(&m, P9_TUNLINKAT);
+	m_put(&m, 1, 4);
+	m_str(&m, "hello.txt");
+	m_put(&m, 0, 4);
+	assert_int_equal(rpc_err(&s, &m), EROFS);
+	m_start(&m, P9_TMKDIR);
+	m_put(&m, 1, 4);
+	m_str(&m, "d");
+	m_put(&m, 0755, 4);
+	m_put(&m, 0, 4);
+	assert_int_equal(rpc_err(&s, &m), EROFS);
+	snprintf(p, sizeof(p), "%s/hello.txt", share);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_size, 8);
+	server_down(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_dotdot_stays_inside),
 		cmocka_unit_test(test_symlinks_not_followed),
 		cmocka_unit_test(test_fid_bounds),
+		cmocka_unit_test(test_read_only),
 	};
 
 	return cmocka_run_group_tests_name("9p", tests, NULL, NULL);

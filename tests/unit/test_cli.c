@@ -651,6 +651,8 @@ static void test_sandbox(void **state)
 	assert_string_equal(r->cfg.shares[0].path, "/home/u/.lkvm/default");
 	assert_string_equal(r->cfg.shares[1].path, "/");
 	assert_string_equal(r->cfg.shares[1].tag, "hostfs");
+	assert_true(r->cfg.shares[1].ro);
+	assert_false(r->cfg.shares[0].ro);
 	assert_non_null(strstr(r->cfg.cmdline, " init=/virt/init"));
 	assert_non_null(
 		strstr(r->cfg.cmdline, " lkvm.sandbox=/virt/sandbox-1234"));
