@@ -7,7 +7,8 @@
  *
  * Input: a sequence of messages, each [flags: u8] [len: u16] [len bytes];
  * flags bit 0 patches the message's size field to len (so most messages
- * get past the size check), bit 1 gives the reply buffer only 64 bytes.
+ * get past the size check), bit 1 gives the reply buffer only 64 bytes;
+ * bit 2 of the first message's flags makes the share read-only.
  * Every input starts with Tversion and Tattach of fid 0 on a server whose
  * fids were reset.  Checked after every message: the reply is inside the
  * buffer and its size field says its length, and nothing outside the
@@ -147,6 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p9_server_reset(&srv);
 		tree_build();
 	}
+	srv.ro = size && (data[0] & 4);
 	session_start();
 	while (size >= 3) {
 		uint8_t flags = data[0];
