@@ -14,7 +14,7 @@ bench() {
 		{ tail -20 "$log"; die "benchmark run failed (log: $log)"; }
 	stage_done
 }
-# BENCH_ONLY="NAME..." runs those groups: boot, blk, net, irqchip, fio;
+# BENCH_ONLY="NAME..." runs those groups: boot, blk, net, irqchip, fio, 9p;
 # BENCH_ONLY=report prints the tables of the last run again.
 only=${BENCH_ONLY:-}
 want() {
@@ -36,6 +36,10 @@ want blk && bench "virtio-blk throughput and exits per MiB" \
 want net && bench "guest to host TCP over virtio-net and a tap" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-net.sh"
+want 9p && bench "9p read and write throughput${KVMTOOL:+, lkvm and kvmtool}" \
+	"${kvmtool_add[@]}" \
+	--guest-test "$RVKVM_TOP/tests/bench/guest-9p.sh" \
+	--test "$RVKVM_TOP/tests/bench/host-9p.sh"
 # lkvm with KVM's AIA, with KVM's PLIC (kernel-patches/), with its own
 # PLIC, and kvmtool if KVMTOOL names a riscv64 kvmtool binary, alternating
 # on one AIA host.

@@ -12,11 +12,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "isa.h"
 #include "lib/log.h"
+#include "sandbox.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -32,6 +34,7 @@ struct cli_run {
 	FILE *out, *err;
 	const char *spelled; /* the option as typed, for messages */
 	int spelled_len;
+	bool sandbox_cmd; /* lkvm sandbox: a COMMAND ends the options */
 };
 
 struct cli_opt;
@@ -420,6 +423,87 @@ static int set_disk_opt(struct cli_run *r, struct disk_config *d,
 	return 0;
 }
 
+/* One more 9p share: dir (not empty), tag (1..CONFIG_TAG_MAX bytes). */
+static int add_share(struct cli_run *r, const char *dir, size_t dlen,
+		     const char *tag)
+{
+	struct share_config *sh = &r->cfg->shares[r->cfg->nr_shares];
+
+	if (r->cfg->nr_shares == CONFIG_MAX_SHARES)
+		return cli_err(r, "too many 9p shares (at most %d)",
+			       CONFIG_MAX_SHARES);
+	if (!dlen || dlen >= CONFIG_PATH_MAX)
+		return cli_err(r, "invalid 9p directory '%.*s'", (int)dlen,
+			       dir);
+	if (!tag[0] || strlen(tag) > CONFIG_TAG_MAX)
+		return cli_err(r, "invalid 9p tag '%s' (1..%d bytes)", tag,
+			       CONFIG_TAG_MAX);
+	for (unsigned int i = 0; i < r->cfg->nr_shares; i++)
+		if (!strcmp(r->cfg->shares[i].tag, tag))
+			return cli_err(r, "9p tag '%s' is used twice", tag);
+	memcpy(sh->path, dir, dlen);
+	sh->path[dlen] = '\0';
+	strcpy(sh->tag, tag);
+	r->cfg->nr_shares++;
+	return 0;
+}
+
+/* A setup root's view of the host: / as hostfs, read-only. */
+static int add_host_share(struct cli_run *r)
+{
+	int ret = add_share(r, "/", 1, SANDBOX_HOST_TAG);
+
+	if (!ret)
+		r->cfg->shares[r->cfg->nr_shares - 1].ro = true;
+	return ret;
+}
+
+/* --9p dir[,tag] (kvmtool's; default tag kvm_9p) */
+static int set_9p(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
+		  const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+
+	return add_share(r, arg, comma ? (size_t)(comma - arg) : strlen(arg),
+			 comma ? comma + 1 : "kvm_9p");
+}
+
+/*
+ * -d DIR: the directory is the guest's root over 9p; -d NAME with a
+ * ~/.lkvm/NAME made by 'lkvm setup': that root plus the host's / as
+ * hostfs, and lkvm's guest init.  1 when arg was one of these, 0 when it
+ * is an image, or -EINVAL.
+ */
+static int set_rootfs_dir(struct cli_run *r, const char *arg)
+{
+	char home[CONFIG_PATH_MAX];
+	struct stat st;
+	bool custom = false;
+	int ret;
+
+	if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+		custom = !strchr(arg, '/') && strlen(arg) < 256 &&
+			 !sandbox_root_path(arg, home, sizeof(home)) &&
+			 !stat(home, &st) && S_ISDIR(st.st_mode);
+		if (!custom)
+			return 0;
+	}
+	if (r->cfg->rootfs_9p)
+		return cli_err(r,
+			       "only one root directory (-d DIR) is allowed");
+	ret = custom ? add_share(r, home, strlen(home), SANDBOX_ROOT_TAG) :
+		       add_share(r, arg, strlen(arg), SANDBOX_ROOT_TAG);
+	if (!ret && custom)
+		ret = add_host_share(r);
+	if (ret)
+		return ret;
+	r->cfg->rootfs_9p = true;
+	r->cfg->custom_rootfs = custom;
+	if (custom)
+		strcpy(r->cfg->rootfs_name, arg);
+	return 1;
+}
+
 /* -d path[,ro][,direct][,queues=N] */
 static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		    const char *arg)
@@ -427,7 +511,10 @@ static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	struct disk_config *d;
 	const char *opt = strchr(arg, ',');
 	size_t len = opt ? (size_t)(opt - arg) : strlen(arg);
+	int ret = set_rootfs_dir(r, arg);
 
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (r->cfg->nr_disks == CONFIG_MAX_DISKS)
 		return cli_err(r, "too many disks (at most %d)",
 			       CONFIG_MAX_DISKS);
@@ -558,6 +645,16 @@ static int set_rng(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	return 0;
 }
 
+/* run --sandbox SCRIPT: run the host's SCRIPT in the guest. */
+static int set_sandbox(struct cli_run *r, const struct cli_opt *o,
+		       const char *arg)
+{
+	int ret = set_path(r, o, arg);
+
+	r->cfg->sandbox = !ret;
+	return ret;
+}
+
 static int set_help(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		    CLI_UNUSED const char *arg)
 {
@@ -591,7 +688,19 @@ static const struct cli_opt cli_opts[] = {
 	      "',ro' read-only, ',direct' O_DIRECT and\n"
 	      "',queues=N' request queues (1..8; default: one\n"
 	      "per vCPU, at most 8); repeat for more disks\n"
-	      "(/dev/vda, /dev/vdb, ...)") },
+	      "(/dev/vda, /dev/vdb, ...).  A directory DIR is\n"
+	      "the guest's root file system over 9p; NAME, a\n"
+	      "root made by 'lkvm setup NAME', boots it with\n"
+	      "lkvm's guest init and the host's / at /host") },
+	{ OPT("9p", 0, "DIR,TAG", set_9p,
+	      "Share the host's DIR with the guest over\n"
+	      "virtio-9p (9P2000.L) as TAG (default: kvm_9p):\n"
+	      "mount -t 9p -o trans=virtio TAG /mnt; repeat\n"
+	      "for more (at most " STR(CONFIG_MAX_SHARES) ")") },
+	{ OPT("sandbox", 0, "SCRIPT", set_sandbox,
+	      "Run the host's shell SCRIPT in the guest and\n"
+	      "exit with its status (see 'lkvm sandbox')"),
+	  .field = CFG(sandbox_script) },
 	{ OPT("console", 0, "TYPE", set_console,
 	      "serial (8250 UART, ttyS0), hv (SBI console,\n"
 	      "hvc0) or virtio (virtio-console: hvc0, or hvc1\n"
@@ -787,6 +896,10 @@ static int run_parse_args(struct cli_run *r, int argc, char **argv)
 	for (int i = 2; i < argc && !ret; i++) {
 		const char *a = argv[i];
 
+		if (r->sandbox_cmd && (opts_done || a[0] != '-' || !a[1])) {
+			r->cfg->sandbox_argv = argv + i; /* the command */
+			return 0;
+		}
 		if (opts_done || a[0] != '-' || !a[1])
 			ret = set_positional(r, a);
 		else if (!strcmp(a, "--"))
@@ -834,11 +947,19 @@ static int cmdline_build(struct cli_run *r)
 		def = cfg->console != CONSOLE_SERIAL ? "console=hvc0" :
 						       "console=ttyS0";
 	/* kvmtool's rule: a disk and no root= means root=/dev/vda rw. */
-	if (cfg->nr_disks && !strstr(params, "root="))
+	if (cfg->rootfs_9p)
+		root = cfg->custom_rootfs ? SANDBOX_ROOT_PARAMS
+			       " init=" SANDBOX_INIT :
+					    SANDBOX_ROOT_PARAMS;
+	else if (cfg->nr_disks && !strstr(params, "root="))
 		root = "root=/dev/vda rw";
 	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s%s%s", def,
 		     def[0] && root[0] ? " " : "", root,
 		     (def[0] || root[0]) && params[0] ? " " : "", params);
+	if (cfg->sandbox && n > 0 && n < (int)sizeof(cfg->cmdline))
+		n += snprintf(cfg->cmdline + n, sizeof(cfg->cmdline) - n,
+			      " " SANDBOX_PARAM "=" SANDBOX_RUN_DIR "%ld",
+			      cfg->pid);
 	if (n < 0 || n >= (int)sizeof(cfg->cmdline)) {
 		cfg->cmdline[0] = '\0';
 		return cli_err(
@@ -846,6 +967,37 @@ static int cmdline_build(struct cli_run *r)
 			"kernel command line is too long (more than %d bytes)",
 			CONFIG_CMDLINE_MAX - 1);
 	}
+	return 0;
+}
+
+/*
+ * A sandbox boots a root made by 'lkvm setup' (-d NAME), by default
+ * ~/.lkvm/default (made at the run if missing), as kvmtool does.
+ */
+static int sandbox_finish(struct cli_run *r)
+{
+	struct vm_config *cfg = r->cfg;
+	char root[CONFIG_PATH_MAX];
+	int ret;
+
+	if (!cfg->sandbox)
+		return 0;
+	if (cfg->rootfs_9p && !cfg->custom_rootfs)
+		return cli_err(
+			r,
+			"a sandbox needs a root made by 'lkvm setup NAME' (-d NAME), not a directory");
+	if (cfg->custom_rootfs)
+		return 0;
+	if (cfg->nr_disks || cfg->initrd)
+		return cli_err(r, "a sandbox boots over 9p: no -d IMAGE or -i");
+	if (sandbox_root_path(SANDBOX_DEFAULT_ROOT, root, sizeof(root)))
+		return cli_err(r, "no home directory for ~/.lkvm (set HOME)");
+	ret = add_share(r, root, strlen(root), SANDBOX_ROOT_TAG);
+	ret = ret ?: add_host_share(r);
+	if (ret)
+		return ret;
+	cfg->rootfs_9p = cfg->custom_rootfs = true;
+	strcpy(cfg->rootfs_name, SANDBOX_DEFAULT_ROOT);
 	return 0;
 }
 
@@ -879,7 +1031,8 @@ static int run_finish(struct cli_run *r)
 		cfg->dev = "/dev/kvm";
 	if (cfg->transport == VIRTIO_TRANSPORT_DEFAULT)
 		cfg->transport = VIRTIO_TRANSPORT_PCI;
-	return cmdline_build(r);
+	cfg->pid = host->pid;
+	return sandbox_finish(r) ?: cmdline_build(r);
 }
 
 /* --- commands ---------------------------------------------------------- */
@@ -889,6 +1042,38 @@ static int cmd_run(struct cli_run *r, int argc, char **argv)
 	int ret = run_parse_args(r, argc, argv);
 
 	return ret ? ret : run_finish(r);
+}
+
+/* lkvm sandbox [run options] [--] COMMAND [ARGS] */
+static int cmd_sandbox(struct cli_run *r, int argc, char **argv)
+{
+	int ret;
+
+	r->sandbox_cmd = true;
+	ret = run_parse_args(r, argc, argv);
+	if (ret)
+		return ret;
+	if (r->cfg->sandbox_script)
+		return cli_err(r,
+			       "lkvm sandbox takes a COMMAND, not --sandbox");
+	if (!r->cfg->sandbox_argv || !r->cfg->sandbox_argv[0])
+		return cli_err(
+			r,
+			"no command given (lkvm sandbox [options] -- COMMAND [ARGS])");
+	r->cfg->sandbox = true;
+	return run_finish(r);
+}
+
+/* lkvm setup NAME */
+static int cmd_setup(struct cli_run *r, int argc, char **argv)
+{
+	if (argc != 3 || !sandbox_name_ok(argv[2]))
+		return cli_err(
+			r,
+			"usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
+	r->cfg->rootfs_name[0] = '\0';
+	strcpy(r->cfg->rootfs_name, argv[2]);
+	return CLI_SETUP;
 }
 
 static int cmd_version(struct cli_run *r, int argc, char **argv)
@@ -916,7 +1101,8 @@ static const struct cli_cmd {
 	const char *name;
 	int (*fn)(struct cli_run *r, int argc, char **argv);
 } cli_cmds[] = {
-	{ "run", cmd_run },	      { "version", cmd_version },
+	{ "run", cmd_run },	      { "sandbox", cmd_sandbox },
+	{ "setup", cmd_setup },	      { "version", cmd_version },
 	{ "--version", cmd_version }, { "help", cmd_help },
 	{ "--help", cmd_help },	      { "-h", cmd_help },
 };
@@ -1033,7 +1219,9 @@ static const char run_help_tail[] =
 	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
 	"  4  the guest crashed (KVM internal error, failed entry, an\n"
 	"     access KVM cannot emulate, an unexpected exit, or a\n"
-	"     shutdown reporting a system failure)\n";
+	"     shutdown reporting a system failure)\n"
+	"lkvm sandbox and run --sandbox exit with the command's status\n"
+	"instead, or 125 when the guest reported none.\n";
 
 void cli_print_run_help(FILE *out)
 {
@@ -1057,6 +1245,16 @@ void cli_print_usage(FILE *out)
 	      "\n"
 	      "Commands:\n"
 	      "  run [options] [kernel]   Boot a kernel in a KVM virtual machine\n"
+	      "  sandbox [options] [--] COMMAND [ARGS]\n"
+	      "                           Boot a guest (-k IMAGE) from a root made\n"
+	      "                           by 'setup' (-d NAME; default ~/.lkvm/\n"
+	      "                           default, made if missing) over 9p, the\n"
+	      "                           host's / at /host; run COMMAND in it (a\n"
+	      "                           host file runs as /host/PATH), power off\n"
+	      "                           and exit with COMMAND's status (125: none\n"
+	      "                           came back)\n"
+	      "  setup NAME               Make a guest root in ~/.lkvm/NAME for\n"
+	      "                           'lkvm run -d NAME' and 'lkvm sandbox'\n"
 	      "  version                  Print the version and exit\n"
 	      "  help [run]               Show this help, or the options of 'run'\n"
 	      "\n"

@@ -22,8 +22,9 @@
 #define CLI_MEM_ALIGN (2ULL << 20)
 
 /* What cli_parse() returns besides -EINVAL (usage error, already printed). */
-#define CLI_RUN 0  /* cfg is complete: run the VM */
-#define CLI_DONE 1 /* help or version printed: exit 0 */
+#define CLI_RUN 0   /* cfg is complete: run the VM */
+#define CLI_DONE 1  /* help or version printed: exit 0 */
+#define CLI_SETUP 2 /* lkvm setup: cfg->rootfs_name to make */
 
 /* Host facts behind the defaults, a parameter so tests can fix them. */
 struct cli_host {

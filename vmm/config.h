@@ -69,6 +69,16 @@ struct disk_config {
 };
 #define CONFIG_CMDLINE_MAX 4096
 
+/* --9p dir,tag (and the shares -d DIR and the sandbox add). */
+#define CONFIG_MAX_SHARES 4
+#define CONFIG_TAG_MAX 64 /* virtio-9p's VIRTIO_9P_TAG_MAX */
+
+struct share_config {
+	char path[CONFIG_PATH_MAX];
+	char tag[CONFIG_TAG_MAX + 1];
+	bool ro; /* the server refuses changes (the sandbox's hostfs) */
+};
+
 struct vm_config {
 	const char *kernel;
 	const char *initrd;
@@ -88,6 +98,21 @@ struct vm_config {
 	unsigned int nr_disks;
 	struct nic_config nics[CONFIG_MAX_NICS];
 	unsigned int nr_nics;
+	struct share_config shares[CONFIG_MAX_SHARES];
+	unsigned int nr_shares;
+	/* -d DIR: the guest's root is a share tagged /dev/root. */
+	bool rootfs_9p;
+	/*
+	 * -d NAME (a root made by 'lkvm setup' in ~/.lkvm/NAME) or a
+	 * sandbox: also the host's / as "hostfs", and lkvm's guest init.
+	 */
+	bool custom_rootfs;
+	char rootfs_name[256];
+	/* lkvm sandbox -- COMMAND ARGS, or lkvm run --sandbox SCRIPT. */
+	bool sandbox;
+	char **sandbox_argv; /* COMMAND [ARGS], NULL-terminated */
+	const char *sandbox_script;
+	long pid; /* lkvm's, names the sandbox's run directory */
 	bool debug;
 	int loglevel; /* enum log_level */
 

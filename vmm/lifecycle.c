@@ -56,6 +56,7 @@ static void aia_msi(void *opaque, uint64_t addr, uint32_t data)
 
 static void step_devices_down(struct machine *m)
 {
+	shares_down(&m->shares);
 	nics_down(&m->nics);
 	disks_down(&m->disks);
 	cons_virtio_down(&m->cons);
@@ -95,6 +96,7 @@ static int step_devices_up(struct machine *m)
 		ret = board_rng_up(&m->board);
 	ret = ret ?: disks_up(&m->disks, cfg, &m->board);
 	ret = ret ?: nics_up(&m->nics, cfg, &m->board, &m->io);
+	ret = ret ?: shares_up(&m->shares, cfg, &m->board);
 	if (ret)
 		step_devices_down(m); /* the failing part has said why */
 	return ret;

@@ -11,6 +11,7 @@
 #include "disks.h"
 #include "iothread.h"
 #include "nics.h"
+#include "shares.h"
 #include "vm.h"
 
 /* Everything one lkvm run owns. */
@@ -22,6 +23,7 @@ struct machine {
 	struct cons cons;
 	struct disks disks;
 	struct nics nics;
+	struct shares shares;
 	struct iothread io;
 	int sfd; /* the signalfd, read between boot steps */
 };

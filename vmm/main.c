@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "lifecycle.h"
 #include "outfd.h"
+#include "sandbox.h"
 #include "signals.h"
 
 static int exit_status(const struct vm *vm)
@@ -107,6 +108,9 @@ int main(int argc, char **argv)
 	struct cli_host host;
 	int ret, sfd;
 
+	/* In a guest booted from an 'lkvm setup' root, lkvm is its init. */
+	if (guest_init_wanted(argc, argv))
+		return guest_init_main();
 	stdio_guard();
 	/* First: a stop signal from now on ends lkvm in order (status 3). */
 	sfd = signals_setup();
@@ -116,6 +120,13 @@ int main(int argc, char **argv)
 		return LKVM_EXIT_USAGE;
 	if (ret == CLI_DONE)
 		return 0;
+	if (ret == CLI_SETUP)
+		return sandbox_setup(cfg.rootfs_name, stdout) ?
+			       LKVM_EXIT_HOST_ERROR :
+			       0;
 	log_level = cfg.loglevel;
-	return cmd_run(&cfg, sfd);
+	if (sandbox_prepare(&cfg, "/proc/self/exe"))
+		return LKVM_EXIT_HOST_ERROR;
+	ret = cmd_run(&cfg, sfd);
+	return cfg.sandbox ? sandbox_finish_run(&cfg) : ret;
 }

@@ -52,6 +52,12 @@ static void check_run_config(const struct vm_config *cfg)
 	CHECK(cfg->console == CONSOLE_SERIAL || cfg->console == CONSOLE_HV);
 	CHECK(cfg->loglevel >= LOG_ERR && cfg->loglevel <= LOG_DEBUG);
 	CHECK(cfg->nodefaults || !strncmp(cfg->cmdline, "console=", 8));
+	CHECK(cfg->nr_shares <= CONFIG_MAX_SHARES);
+	for (unsigned int i = 0; i < cfg->nr_shares; i++)
+		CHECK(cfg->shares[i].path[0] && cfg->shares[i].tag[0] &&
+		      strlen(cfg->shares[i].tag) <= CONFIG_TAG_MAX);
+	CHECK(!cfg->sandbox || cfg->sandbox_script ||
+	      (cfg->sandbox_argv && cfg->sandbox_argv[0]));
 	n = cli_summary(cfg, line, sizeof(line));
 	CHECK(n == -ENOSPC || (n > 0 && (size_t)n == strlen(line)));
 	CHECK(memchr(line, '\0', sizeof(line)));
@@ -84,7 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argc = first + split_args(buf, size - 2, argv + first, MAX_ARGS);
 
 	ret = cli_parse(argc, argv, &host, cfg, null_out, null_out);
-	CHECK(ret == CLI_RUN || ret == CLI_DONE || ret == -EINVAL);
+	CHECK(ret == CLI_RUN || ret == CLI_DONE || ret == CLI_SETUP ||
+	      ret == -EINVAL);
+	CHECK(ret != CLI_SETUP ||
+	      (cfg->rootfs_name[0] && !strchr(cfg->rootfs_name, '/')));
 	CHECK(memchr(cfg->cmdline, '\0', sizeof(cfg->cmdline)));
 	CHECK(memchr(cfg->default_name, '\0', sizeof(cfg->default_name)));
 	if (ret == CLI_RUN)

@@ -588,6 +588,100 @@ static void test_missing_argument(void **state)
 		     "option '--disable-sstc' takes no argument");
 }
 
+/* --9p dir[,tag]; -d DIR as the root over 9p. */
+static void test_9p(void **state)
+{
+	char dir[] = "/tmp/rvkvm-cli-9p-XXXXXX";
+	struct res *r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	r = expect_run(
+		parse("run", "--9p", "/srv/a,share", "--9p=/srv/b", "Image"));
+	assert_int_equal(r->cfg.nr_shares, 2);
+	assert_string_equal(r->cfg.shares[0].path, "/srv/a");
+	assert_string_equal(r->cfg.shares[0].tag, "share");
+	assert_string_equal(r->cfg.shares[1].path, "/srv/b");
+	assert_string_equal(r->cfg.shares[1].tag, "kvm_9p");
+	assert_false(r->cfg.rootfs_9p);
+	res_free(r);
+	expect_error(parse("run", "--9p", ",t", "Image"),
+		     "invalid 9p directory ''");
+	expect_error(parse("run", "--9p", "/a,", "Image"),
+		     "invalid 9p tag '' (1..64 bytes)");
+	expect_error(parse("run", "--9p", "/a,t", "--9p", "/b,t", "Image"),
+		     "9p tag 't' is used twice");
+	expect_error(parse("run", "--9p", "/a,1", "--9p", "/a,2", "--9p",
+			   "/a,3", "--9p", "/a,4", "--9p", "/a,5", "Image"),
+		     "too many 9p shares (at most 4)");
+	/* -d DIR: kvmtool's root over 9p */
+	r = expect_run(parse("run", "-d", dir, "Image"));
+	assert_int_equal(r->cfg.nr_disks, 0);
+	assert_true(r->cfg.rootfs_9p);
+	assert_false(r->cfg.custom_rootfs);
+	assert_string_equal(r->cfg.shares[0].tag, "/dev/root");
+	assert_string_equal(
+		r->cfg.cmdline,
+		"console=ttyS0 root=/dev/root rw rootflags=trans=virtio,version=9p2000.L,cache=loose rootfstype=9p");
+	res_free(r);
+	expect_error(parse("run", "-d", dir, "-d", dir, "Image"),
+		     "only one root directory (-d DIR) is allowed");
+	rmdir(dir);
+}
+
+/* lkvm sandbox [options] [--] COMMAND [ARGS]; lkvm setup NAME. */
+static void test_sandbox(void **state)
+{
+	char *argv[] = { "lkvm", "sandbox", "-k",     "Image", "--",
+			 "sh",	 "-c",	    "exit 7", NULL };
+	char *argv2[] = {
+		"lkvm", "sandbox", "-k", "Image", "uname", "-r", NULL
+	};
+	struct res *r;
+
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	r = parse_argv(&host_4cpu_1g, 8, argv);
+	assert_int_equal(r->ret, CLI_RUN);
+	assert_true(r->cfg.sandbox);
+	assert_ptr_equal(r->cfg.sandbox_argv, argv + 5);
+	assert_true(r->cfg.custom_rootfs);
+	assert_string_equal(r->cfg.rootfs_name, "default");
+	assert_int_equal(r->cfg.nr_shares, 2);
+	assert_string_equal(r->cfg.shares[0].path, "/home/u/.lkvm/default");
+	assert_string_equal(r->cfg.shares[1].path, "/");
+	assert_string_equal(r->cfg.shares[1].tag, "hostfs");
+	assert_true(r->cfg.shares[1].ro);
+	assert_false(r->cfg.shares[0].ro);
+	assert_non_null(strstr(r->cfg.cmdline, " init=/virt/init"));
+	assert_non_null(
+		strstr(r->cfg.cmdline, " lkvm.sandbox=/virt/sandbox-1234"));
+	res_free(r);
+	r = parse_argv(&host_4cpu_1g, 6, argv2);
+	assert_int_equal(r->ret, CLI_RUN);
+	assert_ptr_equal(r->cfg.sandbox_argv, argv2 + 4);
+	res_free(r);
+	expect_error(
+		parse("sandbox", "-k", "Image"),
+		"no command given (lkvm sandbox [options] -- COMMAND [ARGS])");
+	expect_error(parse("sandbox", "-k", "Image", "-i", "x", "--", "sh"),
+		     "a sandbox boots over 9p: no -d IMAGE or -i");
+	r = expect_run(parse("run", "-k", "Image", "--sandbox", "t.sh"));
+	assert_true(r->cfg.sandbox);
+	assert_string_equal(r->cfg.sandbox_script, "t.sh");
+	res_free(r);
+	r = parse("setup", "box");
+	assert_int_equal(r->ret, CLI_SETUP);
+	assert_string_equal(r->cfg.rootfs_name, "box");
+	res_free(r);
+	expect_error(
+		parse("setup", "a/b"),
+		"usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
+	expect_error(
+		parse("setup"),
+		"usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
+}
+
 static void test_disks(void **state)
 {
 	struct res *r;
@@ -894,6 +988,8 @@ static const char *const long_opts[] = {
 	"--custom-marchid N",
 	"--custom-mimpid N",
 	"--irqchip TYPE",
+	"--9p DIR,TAG",
+	"--sandbox SCRIPT",
 };
 
 static const char *const short_opts[] = {
@@ -1172,6 +1268,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),
 		cmocka_unit_test(test_disks),
+		cmocka_unit_test(test_9p),
+		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_networks),
 		cmocka_unit_test(test_not_supported_yet),
 		cmocka_unit_test(test_loglevel),

@@ -1,0 +1,121 @@
+#!/bin/sh
+# Runs in the emulated host: virtio-9p.  A guest mounts a --9p share,
+# reads a file the host wrote, writes, renames, removes, stats, fsyncs and
+# runs a script on it, and cannot reach the host file next to the share
+# through "..", symlinks or /proc/self/fd; on PCI (the default) and on
+# virtio-mmio.  Then the sandbox: 'lkvm sandbox -- sh -c "exit 7"' exits
+# 7, 'lkvm sandbox -- uname -r' prints the kernel's release, 'lkvm setup
+# NAME' makes a root that 'lkvm sandbox -d NAME' and 'lkvm run --sandbox'
+# boot, and 'lkvm run -d DIR' boots a directory as the root.
+. ./lib.sh
+export HOME=/tmp/home
+mkdir -p $HOME
+
+share_init() {
+	rm -rf /tmp/share
+	mkdir -p /tmp/share
+	echo host-to-guest >/tmp/share/fromhost.txt
+	echo move-me >/tmp/share/tomove.txt
+	echo remove-me >/tmp/share/remove.txt
+	printf '#!/bin/sh\necho "guest-9p-script-ran: $1"\n' >/tmp/share/run.sh
+	chmod +x /tmp/share/run.sh
+	ln -s /tmp /tmp/share/abs-link
+	ln -s .. /tmp/share/rel-link
+	ln -s /proc/self/fd/3 /tmp/share/fd-link
+	echo host-secret >/tmp/outside.txt
+}
+
+check_share() {
+	tag=$1 log=$2
+	t $tag-status [ $rc -eq 0 ]
+	t $tag-mounted has "guest-9p-mounted" $log
+	t $tag-host-to-guest has "guest-9p-read: host-to-guest" $log
+	t $tag-ls has "guest-9p-ls: .*fromhost.txt" $log
+	t $tag-guest-to-host grep -qx guest-to-host /tmp/share/fromguest.txt
+	t $tag-fsync has "guest-9p-fsync-ok" $log
+	t $tag-fsync-size [ "$(wc -c </tmp/share/synced.bin)" -eq 16384 ]
+	t $tag-mv sh -c '[ -f /tmp/share/moved.txt ] && [ ! -e /tmp/share/tomove.txt ]'
+	t $tag-rm sh -c '[ ! -e /tmp/share/remove.txt ]'
+	t $tag-mkdir-rmdir has "guest-9p-mkdir-rmdir-ok" $log
+	t $tag-stat has "guest-9p-stat: 14 regular file" $log
+	t $tag-symlink [ "$(readlink /tmp/share/guest-link)" = fromhost.txt ]
+	t $tag-chmod [ "$(stat -c %a /tmp/share/fromguest.txt)" = 600 ]
+	t $tag-touch has "guest-9p-touch-ok" $log
+	t $tag-sync has "guest-9p-sync-ok" $log
+	t $tag-script has "guest-9p-script-ran: ok" $log
+	t $tag-dotdot-refused has "guest-9p-dotdot-refused" $log
+	t $tag-abs-symlink-refused has "guest-9p-abs-symlink-refused" $log
+	t $tag-rel-symlink-refused has "guest-9p-rel-symlink-refused" $log
+	t $tag-procfd-refused has "guest-9p-procfd-refused" $log
+	t $tag-no-secret lacks "host-secret" $log
+	t $tag-umount has "guest-9p-umount-ok" $log
+}
+
+share_init
+lkvm /tmp/9p.log -k Image -i guest-9p.cpio.gz -m 128 -c 1 --debug \
+	--9p /tmp/share,share
+check_share 9p-pci /tmp/9p.log
+# --debug counts the requests by type: Tattach (104), Twalk (110).
+t 9p-debug-request-counts has "virtio-9p share: requests by type:.* 104:[1-9][0-9]* 110:[1-9]" /tmp/9p.log
+share_init
+lkvm /tmp/9pm.log -k Image -i guest-9p.cpio.gz -m 128 -c 1 \
+	--virtio-transport mmio --9p /tmp/share,share
+check_share 9p-mmio /tmp/9pm.log
+
+lkvm /tmp/bad.log -k Image -i guest-9p.cpio.gz --9p /nonexistent,x
+t 9p-missing-dir-status [ $rc -eq 1 ]
+t 9p-missing-dir-named has "/nonexistent" /tmp/bad.log
+
+# lkvm sandbox, with the default root ~/.lkvm/default made on the way.
+sandbox() {
+	log=$1
+	shift
+	timeout "${LKVM_TIMEOUT:-120}" ./lkvm sandbox $irqchip_args -k Image \
+		-m 128 -c 1 "$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	sed 's/^/  | /' "$log"
+	echo "  (lkvm exit status $rc)"
+}
+sandbox /tmp/s7.log -- sh -c 'echo sandbox-ran; exit 7'
+t sandbox-exit-7 [ $rc -eq 7 ]
+t sandbox-output has "sandbox-ran" /tmp/s7.log
+t sandbox-default-root [ -x $HOME/.lkvm/default/virt/init ]
+t sandbox-run-dir-removed sh -c '! ls -d $HOME/.lkvm/default/virt/sandbox-* 2>/dev/null'
+sandbox /tmp/su.log -- uname -r
+t sandbox-uname-status [ $rc -eq 0 ]
+t sandbox-uname-r has "^$(uname -r)" /tmp/su.log
+sandbox /tmp/s0.log -- sh -c 'mount -o remount,rw /host; echo x >/host/tmp/planted; exit 0'
+t sandbox-exit-0 [ $rc -eq 0 ]
+t sandbox-hostfs-read-only [ ! -e /tmp/planted ]
+# A command that reboots the guest: the second boot does not run it again.
+sandbox /tmp/sr.log -- reboot -f
+t sandbox-reboot-no-status [ $rc -eq 125 ]
+t sandbox-reboot-not-rerun has "not running it again" /tmp/sr.log
+t sandbox-reboot-said-why has "the guest reported no exit status" /tmp/sr.log
+
+./lkvm setup box >/tmp/setup.log 2>&1
+rc=$?
+sed 's/^/  | /' /tmp/setup.log
+t setup-status [ $rc -eq 0 ]
+t setup-root sh -c '[ -d $HOME/.lkvm/box/virt ] && [ "$(readlink $HOME/.lkvm/box/bin)" = /host/bin ]'
+./lkvm setup box >/tmp/setup2.log 2>&1
+t setup-again-fails [ $? -eq 1 ]
+printf '#!/bin/sh\necho "quoted: $1"\nexit 3\n' >/tmp/script.sh
+chmod +x /tmp/script.sh
+sandbox /tmp/sb.log -d box -- /tmp/script.sh "it's here"
+t sandbox-named-root-status [ $rc -eq 3 ]
+t sandbox-host-file-quoting has "quoted: it's here" /tmp/sb.log
+lkvm /tmp/rs.log -k Image -m 128 -c 1 -d box --sandbox /tmp/script.sh
+t run-sandbox-status [ $rc -eq 3 ]
+
+# -d DIR: a directory with busybox as the root file system.
+mkdir -p /tmp/droot/bin /tmp/droot/sbin /tmp/droot/proc /tmp/droot/dev
+cp /bin/busybox /tmp/droot/bin/busybox
+ln -sf busybox /tmp/droot/bin/sh
+printf '#!/bin/sh\n/bin/busybox echo "droot-init: $(/bin/busybox cat /proc/cmdline 2>/dev/null)"\n/bin/busybox mount -t proc proc /proc\n/bin/busybox echo "droot-root: $(/bin/busybox grep " / " /proc/mounts)"\n/bin/busybox poweroff -f\n' >/tmp/droot/sbin/init
+chmod +x /tmp/droot/sbin/init
+lkvm /tmp/d.log -k Image -m 128 -c 1 -d /tmp/droot
+t d-dir-status [ $rc -eq 0 ]
+t d-dir-init-ran has "droot-init:" /tmp/d.log
+t d-dir-root-is-9p has "droot-root: /dev/root / 9p" /tmp/d.log
+exit $fail

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * virtio-9p (device ID 9 in virtio 1.2 §5; the layout is that of Linux's
+ * uapi virtio_9p.h): one request queue, feature VIRTIO_9P_MOUNT_TAG (bit 0) and a
+ * configuration space of tag_len[le16] then the tag's bytes (no NUL), the
+ * name the guest mounts (mount -t 9p -o trans=virtio TAG DIR).
+ *
+ * Each chain is one 9P request (its device-readable bytes, at most
+ * P9_MSIZE_MAX of them) and room for the reply (its device-writable
+ * buffers); virtio/p9_fs.c serves it from the shared directory, and the
+ * chain is returned with the reply's length.  A chain longer than the
+ * limit or without room for an 11-byte Rlerror is returned with what was
+ * written (logged once).  Requests are served in order on the thread that
+ * processes the notification (the I/O thread).
+ *
+ * The transport is embedded: see virtio/rng.h.
+ */
+#ifndef RVKVM_VIRTIO_9P_H
+#define RVKVM_VIRTIO_9P_H
+
+#include "virtio/mmio.h"
+#include "virtio/p9_fs.h"
+
+#define VIRTIO_ID_9P 9
+#define VIRTIO_9P_MOUNT_TAG 0
+#define VIRTIO_9P_QUEUE_SIZE 128
+#define VIRTIO_9P_TAG_MAX 64 /* our limit; the guest reads tag_len */
+
+struct virtio_9p {
+	struct virtio_mmio vm;
+	struct p9_server srv;
+	uint16_t tag_len;
+	char tag[VIRTIO_9P_TAG_MAX];
+	uint8_t *req, *resp;	  /* P9_MSIZE_MAX each */
+	struct virtq_chain chain; /* scratch, used under vm.lock */
+};
+
+/*
+ * Share dir under tag (1..VIRTIO_9P_TAG_MAX bytes): 0, -EINVAL for a bad
+ * tag, or -errno from opening dir.
+ */
+int virtio_9p_init(struct virtio_9p *p, const struct dev_res *res,
+		   const struct guest_mem *mem, const struct irq_line *irq,
+		   const char *dir, const char *tag);
+void virtio_9p_destroy(struct virtio_9p *p);
+
+#endif
