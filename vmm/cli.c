@@ -1079,10 +1079,12 @@ static int run_finish(struct cli_run *r)
 		cfg->initrd = NULL;
 	}
 	if (cfg->irqchip == IRQCHIP_AIA &&
-	    isa_ext_test(cfg->disable_isa, isa_ext_lookup("ssaia")))
+	    config_isa_hidden(cfg, isa_ext_lookup("ssaia")))
 		return cli_err(
 			r,
-			"--irqchip aia needs Ssaia, which --disable-ssaia hides");
+			"--irqchip aia needs Ssaia, which %s hides",
+			cfg->cpu_min ? "--cpu-type min without ssaia" :
+				       "--disable-ssaia");
 	if (!cfg->nr_cpus)
 		cfg->nr_cpus = default_cpus(host->online_cpus);
 	if (!cfg->ram_size)

@@ -87,14 +87,15 @@ int loader_read_file(const char *path, size_t max, void **buf, size_t *len,
 		     struct image_why *why);
 
 struct loader_files {
-	const char *kernel; /* Image or Image.gz */
+	const char *kernel;   /* Image or Image.gz */
+	const char *firmware; /* instead of kernel: a raw image at RAM base */
 	const char *initrd; /* NULL: none */
 	uint64_t fdt_max;   /* room to keep for the FDT */
 };
 
 /*
  * Read, validate and place the kernel (inflating Image.gz inside guest
- * RAM) and the initrd, and copy both into guest RAM.  The FDT is written
+ * RAM), or the firmware (as it is, at the RAM base), and the initrd, and copy both into guest RAM.  The FDT is written
  * later by its builder at out->fdt_addr, at most out->fdt_max bytes.
  * On failure why->msg names the file and the problem on one line.
  */
