@@ -120,6 +120,8 @@ static int pool_start(struct blk_pool *p, unsigned int n)
 
 	/* Workers take no signals: the VMM's handlers run elsewhere. */
 	sigfillset(&all);
+	/* A seccomp trap must reach lkvm's SIGSYS handler (seccomp.c). */
+	sigdelset(&all, SIGSYS);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (p->nr_threads = 0; p->nr_threads < n; p->nr_threads++) {
 		ret = pthread_create(&p->threads[p->nr_threads], NULL,
