@@ -87,10 +87,11 @@ int loader_read_file(const char *path, size_t max, void **buf, size_t *len,
 		     struct image_why *why);
 
 struct loader_files {
-	const char *kernel;   /* Image or Image.gz */
-	const char *firmware; /* instead of kernel: a raw image at RAM base */
+	const char *kernel; /* Image or Image.gz */
 	const char *initrd; /* NULL: none */
 	uint64_t fdt_max;   /* room to keep for the FDT */
+	/* Instead of kernel: a raw image run from the RAM base; or NULL. */
+	const char *firmware;
 };
 
 /*
