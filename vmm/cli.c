@@ -320,8 +320,9 @@ static int set_cpu_type(struct cli_run *r, const struct cli_opt *o,
 		return 0;
 	}
 	if (strncmp(arg, "min", 3) || (*p && *p != ','))
-		return cli_err(r, "invalid --%s '%s' (expected min[,EXT...] or max)",
-			       o->name, arg);
+		return cli_err(
+			r, "invalid --%s '%s' (expected min[,EXT...] or max)",
+			o->name, arg);
 	cpu_min_base(r->cfg->min_isa);
 	r->cfg->cpu_min = true;
 	while (*p) {
@@ -668,8 +669,9 @@ static int nic_refuse(struct cli_run *r, const char *kv, size_t n,
 
 		if (n < k || strncmp(kv, refused[i].key, k))
 			continue;
-		if (fine && ((n - k == strlen(fine) && !strncmp(kv + k, fine, n - k)) ||
-			     (n - k == 1 && kv[k] == '0')))
+		if (fine &&
+		    ((n - k == strlen(fine) && !strncmp(kv + k, fine, n - k)) ||
+		     (n - k == 1 && kv[k] == '0')))
 			return 1; /* accepted, nothing to do */
 		return cli_err(r, "--network %.*s in '%s' is not supported: %s",
 			       (int)n, kv, arg, refused[i].why);
@@ -850,7 +852,8 @@ static const struct cli_opt cli_opts[] = {
 	  .field = CFG(debug_mmio) },
 	{ OPT("debug-iodelay", 0, "MS", set_iodelay,
 	      "Delay every disk request by MS milliseconds\n"
-	      "(0.." STR(CLI_IODELAY_MAX_MS) "; uses the thread pool engine)") },
+	      "(0.." STR(
+		      CLI_IODELAY_MAX_MS) "; uses the thread pool engine)") },
 	{ OPT("dump-dtb", 0, "FILE", set_path,
 	      "Write the generated device tree to FILE"),
 	  .field = CFG(dump_dtb) },
@@ -1070,7 +1073,8 @@ static int run_finish(struct cli_run *r)
 	const struct cli_host *host = r->host;
 
 	if (cfg->kernel && cfg->firmware)
-		return cli_err(r, "only one of --kernel and --firmware can be given");
+		return cli_err(
+			r, "only one of --kernel and --firmware can be given");
 	if (!cfg->kernel && !cfg->firmware)
 		return cli_err(r, "no kernel given (-k FILE)");
 	if (cfg->firmware && cfg->initrd) {
@@ -1080,11 +1084,9 @@ static int run_finish(struct cli_run *r)
 	}
 	if (cfg->irqchip == IRQCHIP_AIA &&
 	    config_isa_hidden(cfg, isa_ext_lookup("ssaia")))
-		return cli_err(
-			r,
-			"--irqchip aia needs Ssaia, which %s hides",
-			cfg->cpu_min ? "--cpu-type min without ssaia" :
-				       "--disable-ssaia");
+		return cli_err(r, "--irqchip aia needs Ssaia, which %s hides",
+			       cfg->cpu_min ? "--cpu-type min without ssaia" :
+					      "--disable-ssaia");
 	if (!cfg->nr_cpus)
 		cfg->nr_cpus = default_cpus(host->online_cpus);
 	if (!cfg->ram_size)

@@ -107,12 +107,12 @@ struct vm_config {
 	const char *firmware;	  /* -f: a raw image run at RAM base */
 	bool set_suspend_seconds; /* --suspend-seconds given */
 	uint64_t suspend_seconds;
-	bool single_step;		/* --debug-single-step */
-	bool debug_mmio;		/* --debug-mmio: log unclaimed accesses */
-	bool debug_ioport;		/* --debug-ioport: no port I/O on RISC-V */
-	unsigned int debug_iodelay_ms;	/* --debug-iodelay */
-	int tty;			/* --tty N: console on a pty; -1: no */
-	bool no_seccomp;		/* --no-seccomp */
+	bool single_step;  /* --debug-single-step */
+	bool debug_mmio;   /* --debug-mmio: log unclaimed accesses */
+	bool debug_ioport; /* --debug-ioport: no port I/O on RISC-V */
+	unsigned int debug_iodelay_ms; /* --debug-iodelay */
+	int tty;		       /* --tty N: console on a pty; -1: no */
+	bool no_seccomp;	       /* --no-seccomp */
 
 	/* The guest kernel command line, assembled from defaults and -p. */
 	char cmdline[CONFIG_CMDLINE_MAX];

@@ -43,8 +43,8 @@ int pty_console_open(void)
 
 		ret = slave < 0 ? slave : 0;
 	}
-	if (!ret && (dup2(master, STDIN_FILENO) < 0 ||
-		     dup2(master, STDOUT_FILENO) < 0))
+	if (!ret &&
+	    (dup2(master, STDIN_FILENO) < 0 || dup2(master, STDOUT_FILENO) < 0))
 		ret = -errno;
 	if (master >= 0)
 		close(master);

@@ -34,11 +34,11 @@
 
 /* What is checked besides the system call number. */
 enum sc_check {
-	SC_ANY,		 /* any arguments */
-	SC_THREAD,	 /* clone: threads only (CLONE_THREAD), no fork */
-	SC_NO_EXEC,	 /* mmap, mprotect: never PROT_EXEC */
-	SC_IOCTL,	 /* ioctl: only the requests in ioctls[] */
-	SC_ENOSYS,	 /* fails with ENOSYS, so glibc falls back */
+	SC_ANY,	    /* any arguments */
+	SC_THREAD,  /* clone: threads only (CLONE_THREAD), no fork */
+	SC_NO_EXEC, /* mmap, mprotect: never PROT_EXEC */
+	SC_IOCTL,   /* ioctl: only the requests in ioctls[] */
+	SC_ENOSYS,  /* fails with ENOSYS, so glibc falls back */
 };
 
 struct sc_rule {
@@ -212,11 +212,9 @@ static void seccomp_sigsys(int sig, siginfo_t *si, void *ucontext)
 {
 	char line[128];
 	long nr = si->si_syscall;
-	size_t n = seccomp_format_kill(line, sizeof(line),
-				       nr >= 0 && nr < SC_NAMES_MAX ?
-					       sc_names[nr] :
-					       NULL,
-				       nr);
+	size_t n = seccomp_format_kill(
+		line, sizeof(line),
+		nr >= 0 && nr < SC_NAMES_MAX ? sc_names[nr] : NULL, nr);
 
 	(void)sig;
 	(void)ucontext;
@@ -241,9 +239,9 @@ static int rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
 					SCMP_A0(SCMP_CMP_MASKED_EQ,
 						CLONE_THREAD, CLONE_THREAD));
 	case SC_NO_EXEC:
-		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
-					SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC,
-						0));
+		return seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, nr, 1,
+			SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
 	case SC_ENOSYS:
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	case SC_IOCTL:

@@ -926,8 +926,8 @@ static const char *const long_opts[] = {
 };
 
 static const char *const short_opts[] = {
-	"-c, --cpus",	"-m, --mem",	"-d, --disk",	"-h, --help",
-	"-k, --kernel", "-i, --initrd", "-p, --params", "-n, --network",
+	"-c, --cpus",	  "-m, --mem",	  "-d, --disk",	  "-h, --help",
+	"-k, --kernel",	  "-i, --initrd", "-p, --params", "-n, --network",
 	"-f, --firmware", "-F, --flash",
 };
 

@@ -49,10 +49,10 @@ static const struct cli_host host = {
 	.pid = 77,
 };
 
-#define CHECK(fn, expr)                                      \
-	static bool fn(const struct vm_config *c)            \
-	{                                                    \
-		return (expr);                               \
+#define CHECK(fn, expr)                           \
+	static bool fn(const struct vm_config *c) \
+	{                                         \
+		return (expr);                    \
 	}
 
 CHECK(name_g1, !strcmp(c->name, "g1"))
@@ -79,8 +79,8 @@ CHECK(log_error, c->loglevel == LOG_ERR)
 CHECK(kernel_image, !strcmp(c->kernel, "Image") && !c->firmware)
 CHECK(initrd_on, !strcmp(c->initrd, "initrd.cpio"))
 CHECK(params_on, !strcmp(c->cmdline, "console=ttyS0 quiet"))
-CHECK(fw_only, !strcmp(c->firmware, "fw.bin") && !c->kernel &&
-		       !strcmp(c->cmdline, ""))
+CHECK(fw_only,
+      !strcmp(c->firmware, "fw.bin") && !c->kernel && !strcmp(c->cmdline, ""))
 CHECK(fw_params, !strcmp(c->firmware, "fw.bin") && !strcmp(c->cmdline, "x=1"))
 CHECK(net_tap, c->nr_nics == 1 && c->nics[0].tap)
 CHECK(net_none, c->nr_nics == 1 && !c->nics[0].tap)
@@ -97,10 +97,11 @@ CHECK(ioport_on, c->debug_ioport)
 CHECK(mmio_on, c->debug_mmio)
 CHECK(iodelay_5, c->debug_iodelay_ms == 5)
 CHECK(cpu_max, !c->cpu_min)
-CHECK(cpu_min, c->cpu_min && config_isa_hidden(c, isa_ext_lookup("zbb")) &&
-		       !config_isa_hidden(c, isa_ext_lookup("c")) &&
-		       !config_isa_hidden(c, isa_ext_lookup("d")))
-CHECK(cpu_min_ext, c->cpu_min && !config_isa_hidden(c, isa_ext_lookup("sstc")) &&
+CHECK(cpu_min, (c->cpu_min && config_isa_hidden(c, isa_ext_lookup("zbb")) &&
+		!config_isa_hidden(c, isa_ext_lookup("c")) &&
+		!config_isa_hidden(c, isa_ext_lookup("d"))))
+CHECK(cpu_min_ext, c->cpu_min &&
+			   !config_isa_hidden(c, isa_ext_lookup("sstc")) &&
 			   !config_isa_hidden(c, isa_ext_lookup("zicsr")) &&
 			   config_isa_hidden(c, isa_ext_lookup("zbb")))
 CHECK(dtb_on, !strcmp(c->dump_dtb, "g.dtb"))
@@ -137,16 +138,28 @@ static const struct row rows[] = {
 	{ "--tty 0", { "--tty", "0" }, OK, tty_0 },
 	{ "--tty 1", { "--tty", "1" }, REFUSED, NULL, "one guest terminal" },
 	{ "--hugetlbfs", { "--hugetlbfs", "/mnt/huge" }, OK, huge_on },
-	{ "--virtio-legacy", { "--virtio-legacy" }, REFUSED, NULL,
+	{ "--virtio-legacy",
+	  { "--virtio-legacy" },
+	  REFUSED,
+	  NULL,
 	  "modern virtio only" },
-	{ "--virtio-transport pci", { "--virtio-transport", "pci" }, OK,
+	{ "--virtio-transport pci",
+	  { "--virtio-transport", "pci" },
+	  OK,
 	  trans_pci },
-	{ "--virtio-transport mmio", { "--virtio-transport", "mmio" }, OK,
+	{ "--virtio-transport mmio",
+	  { "--virtio-transport", "mmio" },
+	  OK,
 	  trans_mmio },
-	{ "--virtio-transport pci-legacy", { "--virtio-transport", "pci-legacy" },
-	  REFUSED, NULL, "modern virtio only" },
+	{ "--virtio-transport pci-legacy",
+	  { "--virtio-transport", "pci-legacy" },
+	  REFUSED,
+	  NULL,
+	  "modern virtio only" },
 	{ "--virtio-transport mmio-legacy",
-	  { "--virtio-transport", "mmio-legacy" }, REFUSED, NULL,
+	  { "--virtio-transport", "mmio-legacy" },
+	  REFUSED,
+	  NULL,
 	  "modern virtio only" },
 	{ "--loglevel", { "--loglevel", "debug" }, OK, log_debug },
 	{ "--loglevel=", { "--loglevel=error" }, OK, log_error },
@@ -157,39 +170,71 @@ static const struct row rows[] = {
 	{ "-i", { "-i", "initrd.cpio" }, OK, initrd_on },
 	{ "-p", { "-p", "quiet" }, OK, params_on },
 	{ "-f", { "-f", "fw.bin" }, OK, fw_only, NULL, true },
-	{ "--firmware", { "--firmware", "fw.bin", "-p", "x=1" }, OK, fw_params,
-	  NULL, true },
-	{ "--firmware with -k", { "--firmware", "fw.bin" }, REFUSED, NULL,
+	{ "--firmware",
+	  { "--firmware", "fw.bin", "-p", "x=1" },
+	  OK,
+	  fw_params,
+	  NULL,
+	  true },
+	{ "--firmware with -k",
+	  { "--firmware", "fw.bin" },
+	  REFUSED,
+	  NULL,
 	  "only one of --kernel and --firmware" },
 	{ "-F", { "-F", "flash.img" }, REFUSED, NULL, "no CFI flash" },
-	{ "--flash", { "--flash", "flash.img" }, REFUSED, NULL, "no CFI flash" },
+	{ "--flash",
+	  { "--flash", "flash.img" },
+	  REFUSED,
+	  NULL,
+	  "no CFI flash" },
 
 	/* Networking options */
 	{ "-n mode=tap", { "-n", "mode=tap" }, OK, net_tap },
 	{ "-n mode=none", { "-n", "mode=none" }, OK, net_none },
 	{ "-n tapif", { "--network", "mode=tap,tapif=tap7" }, OK, net_tapif },
-	{ "-n guest_ip,host_ip", { "-n", "guest_ip=10.0.0.2,host_ip=10.0.0.1" },
-	  OK, net_ips },
-	{ "-n guest_mac", { "-n", "guest_mac=02:00:00:00:00:99" }, OK, net_mac },
-	{ "-n script,downscript", { "-n", "script=/etc/up,downscript=/etc/down" },
-	  OK, net_script },
+	{ "-n guest_ip,host_ip",
+	  { "-n", "guest_ip=10.0.0.2,host_ip=10.0.0.1" },
+	  OK,
+	  net_ips },
+	{ "-n guest_mac",
+	  { "-n", "guest_mac=02:00:00:00:00:99" },
+	  OK,
+	  net_mac },
+	{ "-n script,downscript",
+	  { "-n", "script=/etc/up,downscript=/etc/down" },
+	  OK,
+	  net_script },
 	{ "-n trans", { "-n", "mode=tap,trans=mmio" }, OK, net_mmio },
 	{ "-n vhost=0", { "-n", "mode=tap,vhost=0" }, OK, net_tap },
-	{ "-n vhost=1", { "-n", "mode=tap,vhost=1" }, REFUSED, NULL,
+	{ "-n vhost=1",
+	  { "-n", "mode=tap,vhost=1" },
+	  REFUSED,
+	  NULL,
 	  "no vhost-net back-end" },
 	{ "-n mq=1", { "-n", "mode=tap,mq=1" }, OK, net_tap },
-	{ "-n mq=4", { "-n", "mode=tap,mq=4" }, REFUSED, NULL,
+	{ "-n mq=4",
+	  { "-n", "mode=tap,mq=4" },
+	  REFUSED,
+	  NULL,
 	  "one queue pair" },
-	{ "-n fd", { "-n", "mode=tap,fd=3" }, REFUSED, NULL,
+	{ "-n fd",
+	  { "-n", "mode=tap,fd=3" },
+	  REFUSED,
+	  NULL,
 	  "opens its tap itself" },
 
 	/* VFIO options */
-	{ "--vfio-pci", { "--vfio-pci", "0000:00:01.0" }, REFUSED, NULL,
+	{ "--vfio-pci",
+	  { "--vfio-pci", "0000:00:01.0" },
+	  REFUSED,
+	  NULL,
 	  "no VFIO device assignment" },
 
 	/* Debug options */
 	{ "--debug", { "--debug" }, OK, debug_on },
-	{ "--debug-single-step", { "--debug-single-step" }, OK,
+	{ "--debug-single-step",
+	  { "--debug-single-step" },
+	  OK,
 	  single_step_on }, /* status 1 at run time: RISC-V KVM lacks it */
 	{ "--debug-ioport", { "--debug-ioport" }, OK, ioport_on },
 	{ "--debug-mmio", { "--debug-mmio" }, OK, mmio_on },
@@ -198,15 +243,25 @@ static const struct row rows[] = {
 	/* RISC-V options (kvm-config-arch.h) */
 	{ "--cpu-type max", { "--cpu-type", "max" }, OK, cpu_max },
 	{ "--cpu-type min", { "--cpu-type", "min" }, OK, cpu_min },
-	{ "--cpu-type min,EXT", { "--cpu-type", "min,sstc,zicsr" }, OK,
+	{ "--cpu-type min,EXT",
+	  { "--cpu-type", "min,sstc,zicsr" },
+	  OK,
 	  cpu_min_ext },
-	{ "--cpu-type bad", { "--cpu-type", "big" }, REFUSED, NULL,
+	{ "--cpu-type bad",
+	  { "--cpu-type", "big" },
+	  REFUSED,
+	  NULL,
 	  "expected min[,EXT...] or max" },
-	{ "--cpu-type min,bad", { "--cpu-type", "min,sstc,nope" }, REFUSED,
-	  NULL, "no ISA extension 'nope'" },
+	{ "--cpu-type min,bad",
+	  { "--cpu-type", "min,sstc,nope" },
+	  REFUSED,
+	  NULL,
+	  "no ISA extension 'nope'" },
 	{ "--dump-dtb", { "--dump-dtb", "g.dtb" }, OK, dtb_on },
 	{ "--suspend-seconds", { "--suspend-seconds", "5" }, OK, suspend_5 },
-	{ "--custom-mvendorid", { "--custom-mvendorid", "0x5a5a" }, OK,
+	{ "--custom-mvendorid",
+	  { "--custom-mvendorid", "0x5a5a" },
+	  OK,
 	  mvendor },
 	{ "--custom-marchid", { "--custom-marchid", "7" }, OK, march },
 	{ "--custom-mimpid", { "--custom-mimpid", "0x10" }, OK, mimp },
@@ -219,33 +274,51 @@ static const struct row rows[] = {
 	 * with a check when merging "ctl", "ninep" and "unet").  Today:
 	 * unknown, or an invalid -n setting.
 	 */
-	{ "--balloon (ctl)", { "--balloon" }, UNKNOWN, NULL,
+	{ "--balloon (ctl)",
+	  { "--balloon" },
+	  UNKNOWN,
+	  NULL,
 	  "unknown option '--balloon'" },
-	{ "--9p (ninep)", { "--9p", "/srv,tag" }, UNKNOWN, NULL,
+	{ "--9p (ninep)",
+	  { "--9p", "/srv,tag" },
+	  UNKNOWN,
+	  NULL,
 	  "unknown option '--9p'" },
-	{ "--sandbox (ninep)", { "--sandbox", "run.sh" }, UNKNOWN, NULL,
+	{ "--sandbox (ninep)",
+	  { "--sandbox", "run.sh" },
+	  UNKNOWN,
+	  NULL,
 	  "unknown option '--sandbox'" },
-	{ "--no-dhcp (unet)", { "--no-dhcp" }, UNKNOWN, NULL,
+	{ "--no-dhcp (unet)",
+	  { "--no-dhcp" },
+	  UNKNOWN,
+	  NULL,
 	  "unknown option '--no-dhcp'" },
-	{ "-n mode=user (unet)", { "-n", "mode=user" }, UNKNOWN, NULL,
+	{ "-n mode=user (unet)",
+	  { "-n", "mode=user" },
+	  UNKNOWN,
+	  NULL,
 	  "invalid --network setting 'mode=user'" },
-	{ "-n host_mac (unet)", { "-n", "host_mac=02:00:00:00:00:01" }, UNKNOWN,
-	  NULL, "invalid --network setting 'host_mac=" },
+	{ "-n host_mac (unet)",
+	  { "-n", "host_mac=02:00:00:00:00:01" },
+	  UNKNOWN,
+	  NULL,
+	  "invalid --network setting 'host_mac=" },
 };
 
 /* kvmtool's --disable-EXT options (kvm-config-arch.h, newest first seen). */
 static const char *const kvmtool_isa[] = {
-	"smstateen", "ssaia",	  "sscofpmf",	 "sstc",	"svinval",
-	"svnapot",   "svpbmt",	  "zacas",	 "zawrs",	"zba",
-	"zbb",	     "zbc",	  "zbkb",	 "zbkc",	"zbkx",
-	"zbs",	     "zca",	  "zcb",	 "zcd",		"zcf",
-	"zcmop",     "zfa",	  "zfh",	 "zfhmin",	"zicbom",
-	"zicboz",    "zicntr",	  "zicond",	 "zicsr",	"zifencei",
-	"zihintntl", "zihintpause", "zihpm",	 "zimop",	"zknd",
-	"zkne",	     "zknh",	  "zkr",	 "zksed",	"zksh",
-	"zkt",	     "ztso",	  "zvbb",	 "zvbc",	"zvfh",
-	"zvfhmin",   "zvkb",	  "zvkg",	 "zvkned",	"zvknha",
-	"zvknhb",    "zvksed",	  "zvksh",	 "zvkt",
+	"smstateen", "ssaia",	    "sscofpmf", "sstc",	  "svinval",
+	"svnapot",   "svpbmt",	    "zacas",	"zawrs",  "zba",
+	"zbb",	     "zbc",	    "zbkb",	"zbkc",	  "zbkx",
+	"zbs",	     "zca",	    "zcb",	"zcd",	  "zcf",
+	"zcmop",     "zfa",	    "zfh",	"zfhmin", "zicbom",
+	"zicboz",    "zicntr",	    "zicond",	"zicsr",  "zifencei",
+	"zihintntl", "zihintpause", "zihpm",	"zimop",  "zknd",
+	"zkne",	     "zknh",	    "zkr",	"zksed",  "zksh",
+	"zkt",	     "ztso",	    "zvbb",	"zvbc",	  "zvfh",
+	"zvfhmin",   "zvkb",	    "zvkg",	"zvkned", "zvknha",
+	"zvknhb",    "zvksed",	    "zvksh",	"zvkt",
 };
 
 /* kvmtool's --disable-sbi-EXT options and the KVM ids they hide. */
@@ -260,8 +333,8 @@ static const struct {
 };
 
 /* One parse of "lkvm run ARGS [Image]"; *cfg, the error text, the status. */
-static int run_args(const char *const *args, bool kernel,
-		    struct vm_config *cfg, char **err)
+static int run_args(const char *const *args, bool kernel, struct vm_config *cfg,
+		    char **err)
 {
 	char *argv[MAX_ARGS + 4] = { (char *)"lkvm", (char *)"run" };
 	int argc = 2, ret;
@@ -332,7 +405,8 @@ static void test_kvmtool_disable_isa(void **state)
 		snprintf(opt, sizeof(opt), "--disable-%s", kvmtool_isa[i]);
 		assert_true(id >= 0);
 		if (run_args(args, true, &cfg, &err) ||
-		    !isa_ext_test(cfg.disable_isa, id) || !config_isa_hidden(&cfg, id))
+		    !isa_ext_test(cfg.disable_isa, id) ||
+		    !config_isa_hidden(&cfg, id))
 			fail_msg("%s: '%s'", opt, err);
 		free(err);
 	}
@@ -390,9 +464,11 @@ static void test_kvmtool_help(void **state)
 				 (char *)forms[i] };
 		char *out = NULL, *err = NULL;
 		size_t ol = 0, el = 0;
-		FILE *o = open_memstream(&out, &ol), *e = open_memstream(&err, &el);
+		FILE *o = open_memstream(&out, &ol),
+		     *e = open_memstream(&err, &el);
 
-		assert_int_equal(cli_parse(3, argv, &host, &cfg, o, e), CLI_DONE);
+		assert_int_equal(cli_parse(3, argv, &host, &cfg, o, e),
+				 CLI_DONE);
 		fclose(o);
 		fclose(e);
 		assert_non_null(strstr(out, "--cpu-type TYPE"));

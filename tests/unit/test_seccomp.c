@@ -30,8 +30,8 @@ static void test_names_exist_on_riscv64(void **state)
 
 	(void)state;
 	for (i = 0; (name = seccomp_allowed_name(i)); i++)
-		if (seccomp_syscall_resolve_name_arch(SCMP_ARCH_RISCV64,
-						      name) < 0)
+		if (seccomp_syscall_resolve_name_arch(SCMP_ARCH_RISCV64, name) <
+		    0)
 			fail_msg("%s is no riscv64 system call", name);
 	assert_true(i > 40);
 	assert_null(seccomp_allowed_name(i + 1));
@@ -40,8 +40,9 @@ static void test_names_exist_on_riscv64(void **state)
 /* What the guest-facing threads need most must be there. */
 static void test_core_calls_allowed(void **state)
 {
-	static const char *const need[] = { "ioctl", "read", "write", "ppoll",
-					    "futex", "exit_group", "clone" };
+	static const char *const need[] = { "ioctl", "read",  "write",
+					    "ppoll", "futex", "exit_group",
+					    "clone" };
 
 	(void)state;
 	for (size_t n = 0; n < sizeof(need) / sizeof(*need); n++) {
@@ -58,9 +59,10 @@ static void test_core_calls_allowed(void **state)
 /* Things lkvm never does once set up stay forbidden. */
 static void test_dangerous_calls_not_allowed(void **state)
 {
-	static const char *const never[] = { "execve", "execveat", "personality",
-					     "ptrace", "socket", "connect",
-					     "mount", "unshare", "setns" };
+	static const char *const never[] = {
+		"execve",  "execveat", "personality", "ptrace", "socket",
+		"connect", "mount",    "unshare",     "setns"
+	};
 	const char *name;
 
 	(void)state;
