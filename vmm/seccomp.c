@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_tun.h>
 #include <linux/kvm.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -129,19 +130,21 @@ static const struct sc_rule allowed[] = {
 };
 
 /*
- * ioctl requests: KVM's (run, registers, interrupts, eventfds, and what
- * a reboot needs to build a new VM) and the terminal's (raw mode and its
- * restore).  Taps, BLKGETSIZE64 and the AIA set-up before the filter.
+ * ioctl requests.  Opening the tap (TUNSETIFF, TUNSETVNETHDRSZ, SIOC*),
+ * BLKGETSIZE64 and the first boot's set-up happen before the filter.
  */
 static const unsigned long ioctls[] = {
+	/* vCPU threads: run, SBI/CSR registers, PLIC interrupt lines. */
 	KVM_RUN,
 	KVM_GET_ONE_REG,
 	KVM_SET_ONE_REG,
 	KVM_INTERRUPT,
+	/* I/O thread and vCPU threads: AIA lines and MSIs, ioeventfds. */
 	KVM_IRQ_LINE,
 	KVM_IRQFD,
 	KVM_IOEVENTFD,
 	KVM_SIGNAL_MSI,
+	/* A guest reboot builds a new KVM VM (kvm_vm.c, kvm_aia.c). */
 	KVM_GET_API_VERSION,
 	KVM_CHECK_EXTENSION,
 	KVM_GET_VCPU_MMAP_SIZE,
@@ -152,6 +155,9 @@ static const unsigned long ioctls[] = {
 	KVM_SET_DEVICE_ATTR,
 	KVM_GET_DEVICE_ATTR,
 	KVM_HAS_DEVICE_ATTR,
+	/* virtio-net: the guest's receive offloads mirrored into the tap. */
+	TUNSETOFFLOAD,
+	/* The terminal: raw mode is restored at exit (term.c). */
 	TCGETS,
 	TCSETS,
 	TCFLSH,
