@@ -746,7 +746,8 @@ static const struct cli_opt cli_opts[] = {
 				       "online CPUs, at most " STR(
 					       CONFIG_MAX_CPUS) ")") },
 	{ OPT("mem", 'm', "SIZE", set_mem,
-	      "Guest RAM, SIZE[KMGT]; a bare number is MiB.\n"
+	      "Guest RAM, SIZE[BKMGTP]; a bare number is MiB;\n"
+	      "0x hex and 0 octal as in C (0x100 = 256M).\n"
 	      "16M..512G, a multiple of 2M (default: 64M *\n"
 	      "(cpus + 3), at most 80% of host RAM)") },
 	{ OPT("disk", 'd', "IMAGE", set_disk,
@@ -862,8 +863,8 @@ static const struct cli_opt cli_opts[] = {
 	{ OPT("cpu-type", 0, "TYPE", set_cpu_type,
 	      "max (every extension KVM offers; the default)\n"
 	      "or min[,EXT...]: rv64imafdc plus the listed\n"
-	      "extensions; KVM 6.12 keeps some others on (a\n"
-	      "warning names them at --loglevel debug)") },
+	      "extensions; KVM 6.12 keeps some others on\n"
+	      "(named at --loglevel debug)") },
 	{ OPT("suspend-seconds", 0, "N", set_u64,
 	      "Seconds a guest's SBI system suspend lasts.\n"
 	      "Not supported yet: lkvm exits with status 1,\n"
