@@ -23,7 +23,7 @@ CORE_SRCS  := $(filter-out vmm/main.c vmm/lifecycle.c vmm/kvm%.c, \
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	      -fno-omit-frame-pointer
 NATIVE_CFLAGS := $(CSTD) $(WARN) -g -O1 $(SAN)
-NATIVE_LIBS := -lcmocka -lfdt -lz -luring -lpthread
+NATIVE_LIBS := -lcmocka -lfdt -lz -luring -lseccomp -lpthread
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/native/%)
 NATIVE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/native/obj/%.o)
@@ -35,14 +35,15 @@ FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer-no-link,address,undefine
 	       -fno-sanitize-recover=all
 
 # riscv64 static builds: libc from Debian 12's cross toolchain, libfdt,
-# zlib, liburing and Linux 6.12 uapi headers from the trixie sysroot.
+# zlib, liburing, libseccomp and Linux 6.12 uapi headers from the trixie
+# sysroot.
 RV_CC      := $(CROSS)gcc
 RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -static -pthread \
 	      -fstack-protector-strong -D_FORTIFY_SOURCE=2 \
 	      -isystem $(SYSROOT)/usr/include/riscv64-linux-gnu \
 	      -isystem $(SYSROOT)/usr/include
 RV_LDFLAGS := -static -pthread -L$(SYSROOT)/usr/lib/riscv64-linux-gnu
-RV_LIBS    := -lfdt -lz -luring
+RV_LIBS    := -lfdt -lz -luring -lseccomp
 LKVM_SRCS  := $(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
@@ -125,7 +126,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -lfdt -lz -luring -lpthread -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -lfdt -lz -luring -lseccomp -lpthread -o $@
 
 fuzz-check: $(FUZZ_BINS)
 

@@ -266,10 +266,13 @@ struct virtio_blk_aio {
 int virtio_blk_aio_init(struct virtio_blk_aio *a,
 			const struct virtio_blk_disk *disk,
 			unsigned int nr_threads, unsigned int ring_entries);
-/* The two engines on their own: 0 or -errno. */
+/*
+ * The two engines on their own: 0 or -errno.  The pool's workers wait
+ * delay_ms before each request (--debug-iodelay; 0: no wait).
+ */
 int virtio_blk_pool_init(struct virtio_blk_aio *a,
 			 const struct virtio_blk_disk *disk,
-			 unsigned int nr_threads);
+			 unsigned int nr_threads, unsigned int delay_ms);
 int virtio_blk_uring_init(struct virtio_blk_aio *a,
 			  const struct virtio_blk_disk *disk,
 			  unsigned int ring_entries);

@@ -24,6 +24,7 @@ struct blk_pool {
 	struct virtio_blk_io *queue, **queue_tail, *done;
 	bool quit;
 	unsigned int nr_threads;
+	unsigned int delay_ms; /* before each request (--debug-iodelay) */
 	pthread_t threads[POOL_MAX_THREADS];
 	struct virtio_blk_aio *aio;
 };
@@ -53,6 +54,8 @@ static void *pool_worker(void *arg)
 	uint64_t one = 1;
 
 	while ((io = pool_next(p))) {
+		if (p->delay_ms)
+			usleep(p->delay_ms * 1000);
 		virtio_blk_exec(p->aio->disk, io);
 		pthread_mutex_lock(&p->lock);
 		io->next = p->done;
@@ -117,6 +120,8 @@ static int pool_start(struct blk_pool *p, unsigned int n)
 
 	/* Workers take no signals: the VMM's handlers run elsewhere. */
 	sigfillset(&all);
+	/* A seccomp trap must reach lkvm's SIGSYS handler (seccomp.c). */
+	sigdelset(&all, SIGSYS);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (p->nr_threads = 0; p->nr_threads < n; p->nr_threads++) {
 		ret = pthread_create(&p->threads[p->nr_threads], NULL,
@@ -130,7 +135,7 @@ static int pool_start(struct blk_pool *p, unsigned int n)
 
 int virtio_blk_pool_init(struct virtio_blk_aio *a,
 			 const struct virtio_blk_disk *disk,
-			 unsigned int nr_threads)
+			 unsigned int nr_threads, unsigned int delay_ms)
 {
 	struct blk_pool *p;
 	int ret;
@@ -146,6 +151,7 @@ int virtio_blk_pool_init(struct virtio_blk_aio *a,
 		return ret;
 	}
 	p->aio = a;
+	p->delay_ms = delay_ms;
 	p->queue_tail = &p->queue;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->work, NULL);
@@ -155,8 +161,8 @@ int virtio_blk_pool_init(struct virtio_blk_aio *a,
 	a->ops = &pool_ops;
 	a->priv = p;
 	ret = pool_start(p, nr_threads);
-	snprintf(a->name, sizeof(a->name), "thread pool, %u threads",
-		 nr_threads);
+	snprintf(a->name, sizeof(a->name), "thread pool, %u threads%s",
+		 nr_threads, delay_ms ? ", --debug-iodelay" : "");
 	if (ret)
 		virtio_blk_aio_destroy(a);
 	return ret;
@@ -171,7 +177,7 @@ int virtio_blk_aio_init(struct virtio_blk_aio *a,
 
 	if (!ret)
 		return 0;
-	ret = virtio_blk_pool_init(a, disk, nr_threads);
+	ret = virtio_blk_pool_init(a, disk, nr_threads, 0);
 	n = strlen(a->name);
 	if (!ret) /* say why io_uring was not taken */
 		snprintf(a->name + n, sizeof(a->name) - n, " (io_uring: %s)",

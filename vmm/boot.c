@@ -105,6 +105,7 @@ int boot_load(struct vm *vm, struct board *b, struct boot_entry *entry)
 {
 	struct loader_files files = {
 		.kernel = vm->cfg->kernel,
+		.firmware = vm->cfg->firmware,
 		.initrd = vm->cfg->initrd,
 		.fdt_max = FDT_MAX_SIZE,
 	};

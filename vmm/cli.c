@@ -48,8 +48,9 @@ struct cli_opt {
 	const char *arg;  /* argument name for --help; NULL: a flag */
 	const char *help; /* a '\n' continues in the help column */
 	cli_setter *set;
-	size_t field; /* offsetof() in vm_config, if used */
-	size_t flag;  /* offsetof() of a bool to raise, if used */
+	size_t field;	 /* offsetof() in vm_config, if used */
+	size_t flag;	 /* offsetof() of a bool to raise, if used */
+	const char *why; /* set_refused: what lkvm or the host lacks */
 };
 
 struct cli_choice {
@@ -111,37 +112,59 @@ int cli_parse_u64(const char *s, uint64_t *val)
 	return parse_digits(digits, len, hex ? 16 : 10, val);
 }
 
+/* kvmtool's size suffixes; none means MiB.  -1: not a suffix. */
 static int size_shift(char suffix)
 {
 	switch (suffix) {
+	case 'B':
+	case 'b':
+		return 0;
+	case 'K':
+	case 'k':
+		return 10;
 	case '\0':
 	case 'M':
 	case 'm':
 		return 20;
-	case 'K':
-	case 'k':
-		return 10;
 	case 'G':
 	case 'g':
 		return 30;
 	case 'T':
 	case 't':
 		return 40;
+	case 'P':
+	case 'p':
+		return 50;
 	}
 	return -1;
 }
 
+/* Like strtoull() base 0: "0x" hex, a leading 0 octal, else decimal. */
+static int size_base(const char *s, const char **digits, const char **set)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		*digits = s + 2;
+		*set = HEX_DIGITS;
+		return 16;
+	}
+	*digits = s;
+	*set = s[0] == '0' ? "01234567" : DEC_DIGITS;
+	return s[0] == '0' ? 8 : 10;
+}
+
 int cli_parse_size(const char *s, uint64_t *bytes)
 {
-	size_t len = strspn(s, DEC_DIGITS);
-	const char *end = s + len;
+	const char *digits, *set;
+	int base = size_base(s, &digits, &set);
+	size_t len = strspn(digits, set);
+	const char *end = digits + len;
 	int shift = size_shift(end[0]);
 	uint64_t n;
 	int ret;
 
 	if (!len || shift < 0 || (end[0] && end[1]))
 		return -EINVAL;
-	ret = parse_digits(s, len, 10, &n);
+	ret = parse_digits(digits, len, base, &n);
 	if (ret)
 		return ret;
 	if (n > UINT64_MAX >> shift)
@@ -183,7 +206,7 @@ static int set_mem(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	if (ret == -EINVAL)
 		return cli_err(
 			r,
-			"invalid memory size '%s' (expected SIZE[KMGT]; a bare number is MiB)",
+			"invalid memory size '%s' (expected SIZE[BKMGTP]; a bare number is MiB)",
 			arg);
 	if (ret == -ERANGE || bytes > CONFIG_RAM_MAX)
 		return cli_err(
@@ -223,6 +246,106 @@ static int set_custom_id(struct cli_run *r, const struct cli_opt *o,
 			"invalid --%s '%s' (expected a decimal or 0x hex number up to 64 bits)",
 			o->name, arg);
 	*(bool *)cfg_field(r, o->flag) = true;
+	return 0;
+}
+
+/* A kvmtool option lkvm does not have: one line saying what is missing. */
+static int set_refused(struct cli_run *r, const struct cli_opt *o,
+		       CLI_UNUSED const char *arg)
+{
+	return cli_err(r, "--%s is not supported: %s", o->name, o->why);
+}
+
+static int set_u64(struct cli_run *r, const struct cli_opt *o, const char *arg)
+{
+	if (cli_parse_u64(arg, cfg_field(r, o->field)))
+		return cli_err(
+			r,
+			"invalid --%s '%s' (expected a decimal or 0x hex number)",
+			o->name, arg);
+	if (o->flag)
+		*(bool *)cfg_field(r, o->flag) = true;
+	return 0;
+}
+
+/* --debug-iodelay MS: every disk request waits MS milliseconds first. */
+static int set_iodelay(struct cli_run *r, const struct cli_opt *o,
+		       const char *arg)
+{
+	uint64_t ms;
+
+	if (cli_parse_u64(arg, &ms) || ms > CLI_IODELAY_MAX_MS)
+		return cli_err(r, "invalid --%s '%s' (expected 0..%d ms)",
+			       o->name, arg, CLI_IODELAY_MAX_MS);
+	r->cfg->debug_iodelay_ms = ms;
+	return 0;
+}
+
+/* --tty N: kvmtool's terminal N; lkvm has one, its console (0). */
+static int set_tty(struct cli_run *r, const struct cli_opt *o, const char *arg)
+{
+	uint64_t n;
+
+	if (cli_parse_u64(arg, &n))
+		return cli_err(r, "invalid --%s '%s' (expected a number)",
+			       o->name, arg);
+	if (n != 0)
+		return cli_err(
+			r,
+			"--%s %s is not supported: lkvm has one guest terminal, 0 (the console)",
+			o->name, arg);
+	r->cfg->tty = 0;
+	return 0;
+}
+
+/* The rv64imafdc of --cpu-type min. */
+static void cpu_min_base(uint64_t *bits)
+{
+	static const char base[] = "imafdc";
+
+	memset(bits, 0, ISA_EXT_WORDS * sizeof(*bits));
+	for (const char *c = base; *c; c++) {
+		char name[2] = { *c, 0 };
+
+		isa_ext_set(bits, isa_ext_lookup(name));
+	}
+}
+
+/* --cpu-type max, or min[,EXT]...: rv64imafdc plus the listed ones. */
+static int set_cpu_type(struct cli_run *r, const struct cli_opt *o,
+			const char *arg)
+{
+	const char *p = arg + 3;
+	char name[32];
+
+	if (!strcmp(arg, "max")) {
+		r->cfg->cpu_min = false;
+		return 0;
+	}
+	if (strncmp(arg, "min", 3) || (*p && *p != ','))
+		return cli_err(
+			r, "invalid --%s '%s' (expected min[,EXT...] or max)",
+			o->name, arg);
+	cpu_min_base(r->cfg->min_isa);
+	r->cfg->cpu_min = true;
+	while (*p) {
+		size_t n;
+		int id;
+
+		p += *p == ',';
+		n = strcspn(p, ",");
+		if (!n)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		id = n < sizeof(name) ? isa_ext_lookup(name) : -1;
+		if (id < 0)
+			return cli_err(
+				r,
+				"invalid --%s '%s' (no ISA extension '%.*s'; see 'lkvm run --help')",
+				o->name, arg, (int)n, p);
+		isa_ext_set(r->cfg->min_isa, id);
+		p += n;
+	}
 	return 0;
 }
 
@@ -369,6 +492,11 @@ static int set_disable_isa(struct cli_run *r,
 {
 	int id = isa_ext_lookup(ext);
 
+	if (id < 0 && isa_ext_is_newer(ext))
+		return cli_err(
+			r,
+			"'%.*s' is not supported: lkvm knows KVM's ISA extensions up to Linux 6.12, and '%s' is newer",
+			r->spelled_len, r->spelled, ext);
 	if (id < 0)
 		return unknown_ext(r, "ISA", ext);
 	isa_ext_set(r->cfg->disable_isa, id);
@@ -606,6 +734,39 @@ static bool nic_set(struct nic_config *nic, const char *kv, size_t n)
 	return false;
 }
 
+/*
+ * kvmtool's -n keys lkvm refuses, with what is missing: one "key=value"
+ * (n bytes at kv).  vhost=0 and mq=0/1 are what lkvm does anyway.
+ */
+static int nic_refuse(struct cli_run *r, const char *kv, size_t n,
+		      const char *arg)
+{
+	static const struct {
+		const char *key, *fine, *why;
+	} refused[] = {
+		{ "vhost=", "0",
+		  "lkvm has no vhost-net back-end (virtio-net runs in its I/O thread)" },
+		{ "mq=", "1",
+		  "lkvm's virtio-net has one queue pair (no VIRTIO_NET_F_MQ)" },
+		{ "fd=", NULL, "lkvm opens its tap itself (use tapif=NAME)" },
+	};
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		size_t k = strlen(refused[i].key);
+		const char *fine = refused[i].fine;
+
+		if (n < k || strncmp(kv, refused[i].key, k))
+			continue;
+		if (fine &&
+		    ((n - k == strlen(fine) && !strncmp(kv + k, fine, n - k)) ||
+		     (n - k == 1 && kv[k] == '0')))
+			return 1; /* accepted, nothing to do */
+		return cli_err(r, "--network %.*s in '%s' is not supported: %s",
+			       (int)n, kv, arg, refused[i].why);
+	}
+	return 0;
+}
+
 /* -n mode=tap|none[,tapif=..][,guest_mac=..][,host_ip=..][,guest_ip=..]... */
 static int set_network(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		       const char *arg)
@@ -627,8 +788,11 @@ static int set_network(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	};
 	while (*p) {
 		size_t n = strcspn(p, ",");
+		int refused = nic_refuse(r, p, n, arg);
 
-		if (!nic_set(nic, p, n))
+		if (refused < 0)
+			return refused;
+		if (!refused && !nic_set(nic, p, n))
 			return cli_err(
 				r, "invalid --network setting '%.*s' in '%s'",
 				(int)n, p, arg);
@@ -680,7 +844,8 @@ static const struct cli_opt cli_opts[] = {
 				       "online CPUs, at most " STR(
 					       CONFIG_MAX_CPUS) ")") },
 	{ OPT("mem", 'm', "SIZE", set_mem,
-	      "Guest RAM, SIZE[KMGT]; a bare number is MiB.\n"
+	      "Guest RAM, SIZE[BKMGTP]; a bare number is MiB;\n"
+	      "0x hex and 0 octal as in C (0x100 = 256M).\n"
 	      "16M..512G, a multiple of 2M (default: 64M *\n"
 	      "(cpus + 3), at most 80% of host RAM)") },
 	{ OPT("disk", 'd', "IMAGE", set_disk,
@@ -701,6 +866,12 @@ static const struct cli_opt cli_opts[] = {
 	      "Run the host's shell SCRIPT in the guest and\n"
 	      "exit with its status (see 'lkvm sandbox')"),
 	  .field = CFG(sandbox_script) },
+	{ OPT("vnc", 0, NULL, set_refused, "Not supported: no framebuffer"),
+	  .why = "lkvm has no framebuffer or display device" },
+	{ OPT("gtk", 0, NULL, set_refused, "Not supported: no framebuffer"),
+	  .why = "lkvm has no framebuffer or display device" },
+	{ OPT("sdl", 0, NULL, set_refused, "Not supported: no framebuffer"),
+	  .why = "lkvm has no framebuffer or display device" },
 	{ OPT("console", 0, "TYPE", set_console,
 	      "serial (8250 UART, ttyS0), hv (SBI console,\n"
 	      "hvc0) or virtio (virtio-console: hvc0, or hvc1\n"
@@ -708,9 +879,16 @@ static const struct cli_opt cli_opts[] = {
 	      "(default: serial)") },
 	{ OPT("rng", 0, NULL, set_rng,
 	      "virtio RNG (entropy from the host's getrandom)") },
+	{ OPT("vsock", 0, "CID", set_refused,
+	      "Not supported: no virtio-vsock device"),
+	  .why = "lkvm has no virtio-vsock device (vhost-vsock)" },
 	{ OPT("dev", 0, "PATH", set_path,
 	      "KVM device file (default: /dev/kvm)"),
 	  .field = CFG(dev) },
+	{ OPT("tty", 0, "N", set_tty,
+	      "Put guest terminal N on a new host pty (its\n"
+	      "name is logged); lkvm has one terminal, 0,\n"
+	      "the console") },
 	{ OPT("hugetlbfs", 0, "PATH", set_path,
 	      "Back guest RAM with the hugetlbfs mounted at\nPATH"),
 	  .field = CFG(hugetlbfs) },
@@ -723,6 +901,12 @@ static const struct cli_opt cli_opts[] = {
 	{ OPT("nodefaults", 0, NULL, set_true,
 	      "Do not put console=... on the kernel command\nline"),
 	  .field = CFG(nodefaults) },
+	{ OPT("loglevel", 0, "LEVEL", set_loglevel,
+	      "error, warning, info or debug\n"
+	      "(default: info)") },
+	{ OPT("no-seccomp", 0, NULL, set_true,
+	      "Run without the seccomp filter (see below)"),
+	  .field = CFG(no_seccomp) },
 	{ OPT("help", 'h', NULL, set_help, "Show this help and exit") },
 
 	{ .help = "Kernel options:" },
@@ -737,6 +921,15 @@ static const struct cli_opt cli_opts[] = {
 	      "console=ttyS0 (serial) or console=hvc0 (hv,\n"
 	      "virtio)"),
 	  .field = CFG(params) },
+	{ OPT("firmware", 'f', "FILE", set_path,
+	      "Boot a raw firmware image instead of a kernel:\n"
+	      "loaded at the start of RAM (0x80000000) and\n"
+	      "entered there with a0 = hart id, a1 = device\n"
+	      "tree, whose bootargs are -p only; no initrd"),
+	  .field = CFG(firmware) },
+	{ OPT("flash", 'F', "FILE", set_refused,
+	      "Not supported: no flash device"),
+	  .why = "lkvm has no CFI flash device (kvmtool's is arm64-only and ignores -F on RISC-V)" },
 
 	{ .help = "Networking options:" },
 	{ OPT("network", 'n', "SPEC", set_network,
@@ -748,16 +941,46 @@ static const struct cli_opt cli_opts[] = {
 	      "downscript=PATH|none, trans=pci|mmio (default:\n"
 	      "--virtio-transport).  Without -n: no network") },
 
+	{ .help = "VFIO options:" },
+	{ OPT("vfio-pci", 0, "BDF", set_refused,
+	      "Not supported: no VFIO device assignment"),
+	  .why = "lkvm has no VFIO device assignment" },
+
 	{ .help = "Debug options:" },
 	{ OPT("debug", 0, NULL, set_debug, "Same as --loglevel debug") },
-	{ OPT("loglevel", 0, "LEVEL", set_loglevel,
-	      "error, warning, info or debug\n"
-	      "(default: info)") },
+	{ OPT("debug-single-step", 0, NULL, set_true,
+	      "Single-step the vCPUs (needs KVM_GUESTDBG_\n"
+	      "SINGLESTEP, which RISC-V KVM lacks: lkvm then\n"
+	      "exits with status 1)"),
+	  .field = CFG(single_step) },
+	{ OPT("debug-ioport", 0, NULL, set_true,
+	      "Log port I/O to no device: RISC-V has no port\n"
+	      "I/O, so there is never any"),
+	  .field = CFG(debug_ioport) },
+	{ OPT("debug-mmio", 0, NULL, set_true,
+	      "Log every guest MMIO access that no device\n"
+	      "claims (default: the first one)"),
+	  .field = CFG(debug_mmio) },
+	{ OPT("debug-iodelay", 0, "MS", set_iodelay,
+	      "Delay every disk request by MS milliseconds\n"
+	      "(0.." STR(
+		      CLI_IODELAY_MAX_MS) "; uses the thread pool engine)") },
 	{ OPT("dump-dtb", 0, "FILE", set_path,
 	      "Write the generated device tree to FILE"),
 	  .field = CFG(dump_dtb) },
 
 	{ .help = "RISC-V options:" },
+	{ OPT("cpu-type", 0, "TYPE", set_cpu_type,
+	      "max (every extension KVM offers; the default)\n"
+	      "or min[,EXT...]: rv64imafdc plus the listed\n"
+	      "extensions; KVM 6.12 keeps some others on\n"
+	      "(named at --loglevel debug)") },
+	{ OPT("suspend-seconds", 0, "N", set_u64,
+	      "Seconds a guest's SBI system suspend lasts.\n"
+	      "Not supported yet: lkvm exits with status 1,\n"
+	      "naming whether the host KVM forwards SBI SUSP\n"
+	      "(Linux 6.14+; 6.12 does not)"),
+	  .field = CFG(suspend_seconds), .flag = CFG(set_suspend_seconds) },
 	{ OPT("irqchip", 0, "TYPE", set_irqchip,
 	      "aia (KVM's in-kernel AIA: APLIC + IMSIC,\n"
 	      "interrupts through irqfd), kernel-plic (KVM's\n"
@@ -943,7 +1166,7 @@ static int cmdline_build(struct cli_run *r)
 	const char *root = "";
 	int n;
 
-	if (!cfg->nodefaults)
+	if (!cfg->nodefaults && !cfg->firmware)
 		def = cfg->console != CONSOLE_SERIAL ? "console=hvc0" :
 						       "console=ttyS0";
 	/* kvmtool's rule: a disk and no root= means root=/dev/vda rw. */
@@ -951,7 +1174,7 @@ static int cmdline_build(struct cli_run *r)
 		root = cfg->custom_rootfs ? SANDBOX_ROOT_PARAMS
 			       " init=" SANDBOX_INIT :
 					    SANDBOX_ROOT_PARAMS;
-	else if (cfg->nr_disks && !strstr(params, "root="))
+	else if (cfg->nr_disks && !strstr(params, "root=") && !cfg->firmware)
 		root = "root=/dev/vda rw";
 	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s%s%s", def,
 		     def[0] && root[0] ? " " : "", root,
@@ -1006,13 +1229,21 @@ static int run_finish(struct cli_run *r)
 	struct vm_config *cfg = r->cfg;
 	const struct cli_host *host = r->host;
 
-	if (!cfg->kernel)
-		return cli_err(r, "no kernel given (-k FILE)");
-	if (cfg->irqchip == IRQCHIP_AIA &&
-	    isa_ext_test(cfg->disable_isa, isa_ext_lookup("ssaia")))
+	if (cfg->kernel && cfg->firmware)
 		return cli_err(
-			r,
-			"--irqchip aia needs Ssaia, which --disable-ssaia hides");
+			r, "only one of --kernel and --firmware can be given");
+	if (!cfg->kernel && !cfg->firmware)
+		return cli_err(r, "no kernel given (-k FILE)");
+	if (cfg->firmware && cfg->initrd) {
+		fprintf(r->err,
+			"lkvm: warning: ignoring the initrd: --firmware boots no kernel\n");
+		cfg->initrd = NULL;
+	}
+	if (cfg->irqchip == IRQCHIP_AIA &&
+	    config_isa_hidden(cfg, isa_ext_lookup("ssaia")))
+		return cli_err(r, "--irqchip aia needs Ssaia, which %s hides",
+			       cfg->cpu_min ? "--cpu-type min without ssaia" :
+					      "--disable-ssaia");
 	if (!cfg->nr_cpus)
 		cfg->nr_cpus = default_cpus(host->online_cpus);
 	if (!cfg->ram_size)
@@ -1114,6 +1345,7 @@ int cli_parse(int argc, char **argv, const struct cli_host *host,
 	size_t n = sizeof(cli_cmds) / sizeof(cli_cmds[0]);
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->tty = -1;
 	cfg->console = CONSOLE_SERIAL;
 	cfg->loglevel = LOG_INFO;
 	if (argc < 2)
@@ -1139,8 +1371,11 @@ void cli_host_probe(struct cli_host *host)
 
 int cli_summary(const struct vm_config *cfg, char *buf, size_t size)
 {
-	int n = snprintf(buf, size, "# lkvm run -k %s -m %llu -c %u --name %s",
-			 cfg->kernel ? cfg->kernel : "",
+	int n = snprintf(buf, size, "# lkvm run %s %s -m %llu -c %u --name %s",
+			 cfg->firmware ? "--firmware" : "-k",
+			 cfg->firmware ? cfg->firmware :
+			 cfg->kernel   ? cfg->kernel :
+					 "",
 			 (unsigned long long)(cfg->ram_size >> 20),
 			 cfg->nr_cpus, cfg->name ? cfg->name : "");
 
@@ -1203,7 +1438,23 @@ static const char run_help_head[] =
 	"take their argument as '--opt ARG', '--opt=ARG', '-x ARG' or '-xARG';\n"
 	"'--' ends the options.  A repeated option overrides the earlier one.\n";
 
+static const char run_help_sbi_aliases[] =
+	"kvmtool's names work too: --disable-sbi-legacy is v01, and\n"
+	"--disable-sbi-susp hides SBI SUSP (absent from a 6.12 host anyway).\n"
+	"--disable-EXT for an extension newer than Linux 6.12 (svade, svadu,\n"
+	"svvptc, zabha, ziccrse, smnpm) is refused: lkvm does not know it.\n";
+
 static const char run_help_tail[] =
+	"\n"
+	"Not supported, refused with one line saying what lkvm lacks (exit\n"
+	"status 2): --vnc, --gtk, --sdl, --vsock, -F/--flash, --vfio-pci,\n"
+	"--virtio-legacy, --tty N for N > 0, and -n vhost=1, mq=N (N > 1), fd=N.\n"
+	"\n"
+	"Seccomp: once set up, lkvm runs under a seccomp filter that allows only\n"
+	"the system calls its threads need (--no-seccomp turns it off).  Any\n"
+	"other system call ends lkvm at once with the line\n"
+	"  lkvm: seccomp: forbidden system call NAME (number N)\n"
+	"on stderr and exit status 5.\n"
 	"\n"
 	"Console keys: Ctrl-A x stops the VM, Ctrl-A Ctrl-A sends Ctrl-A.\n"
 	"\n"
@@ -1220,6 +1471,7 @@ static const char run_help_tail[] =
 	"  4  the guest crashed (KVM internal error, failed entry, an\n"
 	"     access KVM cannot emulate, an unexpected exit, or a\n"
 	"     shutdown reporting a system failure)\n"
+	"  5  a forbidden system call under seccomp (see above)\n"
 	"lkvm sandbox and run --sandbox exit with the command's status\n"
 	"instead, or 125 when the guest reported none.\n";
 
@@ -1236,6 +1488,7 @@ void cli_print_run_help(FILE *out)
 		      ISA_EXT_COUNT);
 	help_ext_list(out, "SBI extensions (--disable-sbi-EXT):", sbi_exts,
 		      SBI_EXT_COUNT);
+	fputs(run_help_sbi_aliases, out);
 	fputs(run_help_tail, out);
 }
 

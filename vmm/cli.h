@@ -20,6 +20,8 @@
 /* Guest RAM limits for -m (the maximum is CONFIG_RAM_MAX). */
 #define CLI_MEM_MIN (16ULL << 20)
 #define CLI_MEM_ALIGN (2ULL << 20)
+/* The largest --debug-iodelay, in milliseconds. */
+#define CLI_IODELAY_MAX_MS 10000
 
 /* What cli_parse() returns besides -EINVAL (usage error, already printed). */
 #define CLI_RUN 0   /* cfg is complete: run the VM */

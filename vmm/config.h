@@ -123,11 +123,36 @@ struct vm_config {
 	bool set_mvendorid, set_marchid, set_mimpid;
 	uint64_t mvendorid, marchid, mimpid;
 
+	/*
+	 * --cpu-type min[,EXT...]: only rv64imafdc and the listed extensions
+	 * (min_isa); max (the default): everything KVM offers.
+	 */
+	bool cpu_min;
+	uint64_t min_isa[ISA_EXT_WORDS];
+
+	const char *firmware;	  /* -f: a raw image run at RAM base */
+	bool set_suspend_seconds; /* --suspend-seconds given */
+	uint64_t suspend_seconds;
+	bool single_step;  /* --debug-single-step */
+	bool debug_mmio;   /* --debug-mmio: log unclaimed accesses */
+	bool debug_ioport; /* --debug-ioport: no port I/O on RISC-V */
+	unsigned int debug_iodelay_ms; /* --debug-iodelay */
+	int tty;		       /* --tty N: console on a pty; -1: no */
+	bool no_seccomp;	       /* --no-seccomp */
+
 	/* The guest kernel command line, assembled from defaults and -p. */
 	char cmdline[CONFIG_CMDLINE_MAX];
 
 	/* Storage behind name when it is the default guest-<pid>. */
 	char default_name[32];
 };
+
+/* Whether ISA extension @id is to be hidden (--disable-EXT, --cpu-type). */
+static inline bool config_isa_hidden(const struct vm_config *cfg,
+				     unsigned int id)
+{
+	return isa_ext_test(cfg->disable_isa, id) ||
+	       (cfg->cpu_min && !isa_ext_test(cfg->min_isa, id));
+}
 
 #endif

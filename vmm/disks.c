@@ -46,8 +46,15 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 		virtio_blk_file_close(f);
 		return ret;
 	}
-	ret = virtio_blk_aio_init(&d->aio[d->nr], &blk->disk, DISKS_AIO_THREADS,
-				  VIRTIO_BLK_URING_ENTRIES);
+	/* --debug-iodelay: the pool's workers sleep before each request. */
+	if (b->vm->cfg->debug_iodelay_ms)
+		ret = virtio_blk_pool_init(&d->aio[d->nr], &blk->disk,
+					   DISKS_AIO_THREADS,
+					   b->vm->cfg->debug_iodelay_ms);
+	else
+		ret = virtio_blk_aio_init(&d->aio[d->nr], &blk->disk,
+					  DISKS_AIO_THREADS,
+					  VIRTIO_BLK_URING_ENTRIES);
 	if (ret)
 		pr_err("%s: cannot start the I/O engine: %s", dc->path,
 		       strerror(-ret));

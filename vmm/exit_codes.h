@@ -9,6 +9,7 @@ enum lkvm_exit {
 	LKVM_EXIT_USAGE = 2,	   /* bad command line */
 	LKVM_EXIT_STOPPED = 3,	   /* SIGINT/SIGTERM/SIGHUP or Ctrl-A x */
 	LKVM_EXIT_GUEST_CRASH = 4, /* the guest crashed (see --help) */
+	LKVM_EXIT_SECCOMP = 5,	   /* a forbidden system call (seccomp.c) */
 };
 
 #endif

@@ -169,7 +169,9 @@ static int dt_chosen(void *fdt, const struct fdt_params *p)
 	int err;
 
 	err = fdt_begin_node(fdt, "chosen");
-	err = err ?: fdt_property_string(fdt, "bootargs", p->cfg->cmdline);
+	/* A firmware gets bootargs only from -p, as with kvmtool. */
+	if (!err && (p->cfg->cmdline[0] || !p->cfg->firmware))
+		err = fdt_property_string(fdt, "bootargs", p->cfg->cmdline);
 	if (!err && p->stdout_path)
 		err = fdt_property_string(fdt, "stdout-path", p->stdout_path);
 	if (!err && dt_has_initrd(p)) {

@@ -43,8 +43,7 @@
 int irqchip_select(const struct vm_config *cfg, const struct irqchip_host *host,
 		   enum irqchip_kind *kind, const char **why)
 {
-	bool ssaia_hidden =
-		isa_ext_test(cfg->disable_isa, isa_ext_lookup("ssaia"));
+	bool ssaia_hidden = config_isa_hidden(cfg, isa_ext_lookup("ssaia"));
 
 	switch (cfg->irqchip) {
 	case IRQCHIP_AIA:

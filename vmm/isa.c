@@ -74,6 +74,15 @@ const struct ext_name sbi_exts[SBI_EXT_COUNT] = {
 	{ "vendor", 8 }, { "dbcn", 9 }, { "sta", 10 },
 };
 
+const struct ext_name sbi_ext_aliases[SBI_EXT_ALIAS_COUNT] = {
+	{ "legacy", 0 },
+	{ "susp", SBI_EXT_SUSP_ID },
+};
+
+const char *const isa_exts_newer[ISA_EXT_NEWER_COUNT] = {
+	"smnpm", "svade", "svadu", "svvptc", "zabha", "ziccrse",
+};
+
 static int ext_lookup(const struct ext_name *table, unsigned int n,
 		      const char *name)
 {
@@ -90,5 +99,16 @@ int isa_ext_lookup(const char *name)
 
 int sbi_ext_lookup(const char *name)
 {
-	return ext_lookup(sbi_exts, SBI_EXT_COUNT, name);
+	int id = ext_lookup(sbi_exts, SBI_EXT_COUNT, name);
+
+	return id >= 0 ? id :
+			 ext_lookup(sbi_ext_aliases, SBI_EXT_ALIAS_COUNT, name);
+}
+
+bool isa_ext_is_newer(const char *name)
+{
+	for (unsigned int i = 0; i < ISA_EXT_NEWER_COUNT; i++)
+		if (!strcmp(isa_exts_newer[i], name))
+			return true;
+	return false;
 }

@@ -24,9 +24,28 @@ struct ext_name {
 extern const struct ext_name isa_exts[ISA_EXT_COUNT];
 extern const struct ext_name sbi_exts[SBI_EXT_COUNT];
 
-/* KVM id for a name, or -1. */
+/*
+ * SBI SUSP (system suspend): KVM id 11 from Linux 6.14 on, past 6.12's
+ * KVM_RISCV_SBI_EXT_MAX; a 6.12 host neither offers nor forwards it.
+ */
+#define SBI_EXT_SUSP_ID 11
+
+/* kvmtool's SBI names that differ from KVM's ("legacy" is v01), "susp". */
+#define SBI_EXT_ALIAS_COUNT 2
+extern const struct ext_name sbi_ext_aliases[SBI_EXT_ALIAS_COUNT];
+
+/*
+ * ISA extensions that kvmtool has --disable-EXT options for but that
+ * KVM only numbers after Linux 6.12, the uapi lkvm is built with.
+ */
+#define ISA_EXT_NEWER_COUNT 6
+extern const char *const isa_exts_newer[ISA_EXT_NEWER_COUNT];
+
+/* KVM id for a name (SBI: KVM's or kvmtool's name), or -1. */
 int isa_ext_lookup(const char *name);
 int sbi_ext_lookup(const char *name);
+/* Whether @name is in isa_exts_newer[]. */
+bool isa_ext_is_newer(const char *name);
 
 static inline bool isa_ext_test(const uint64_t *bits, unsigned int id)
 {

@@ -56,21 +56,50 @@ static int reg_set(int fd, uint64_t id, unsigned long val)
 	return ioctl(fd, KVM_SET_ONE_REG, &reg) < 0 ? -errno : 0;
 }
 
-/* Extensions the user disabled; warn once for those KVM keeps. */
+/*
+ * Extensions the user disabled (--disable-EXT, --cpu-type min); warn once
+ * for those KVM keeps: a warning for --disable-EXT, a debug line for
+ * --cpu-type min (like kvmtool, which does not warn for those).
+ */
 static void cpu_disable_exts(struct vcpu *vcpu, bool warn)
 {
 	const struct vm_config *cfg = vcpu->vm->cfg;
 
-	for (unsigned int id = 0; id < ISA_EXT_COUNT; id++)
-		if (isa_ext_test(cfg->disable_isa, id) &&
-		    reg_set(vcpu->fd, REG_ISA_EXT(id), 0) && warn)
+	for (unsigned int id = 0; id < ISA_EXT_COUNT; id++) {
+		if (!config_isa_hidden(cfg, id) ||
+		    !reg_set(vcpu->fd, REG_ISA_EXT(id), 0) || !warn)
+			continue;
+		if (isa_ext_test(cfg->disable_isa, id))
 			pr_warn("KVM refuses to disable ISA extension '%s'",
 				isa_exts[id].name);
-	for (unsigned int id = 0; id < SBI_EXT_COUNT; id++)
+		else
+			pr_debug("--cpu-type min: KVM keeps ISA extension '%s'",
+				 isa_exts[id].name);
+	}
+	/* Ids past 6.12's (SUSP): a host without them has nothing to hide. */
+	for (unsigned int id = 0; id < 64; id++)
 		if ((cfg->disable_sbi >> id & 1) &&
-		    reg_set(vcpu->fd, REG_SBI_EXT(id), 0) && warn)
+		    reg_set(vcpu->fd, REG_SBI_EXT(id), 0) && warn &&
+		    id < SBI_EXT_COUNT)
 			pr_warn("KVM refuses to disable SBI extension '%s'",
 				sbi_exts[id].name);
+}
+
+/*
+ * --suspend-seconds: SBI system suspend reaches user space only from
+ * Linux 6.14 on (SBI SUSP forwarded), and lkvm has no handler for it yet.
+ */
+static int cpu_check_suspend(struct vcpu *vcpu)
+{
+	unsigned long v;
+
+	if (!vcpu->vm->cfg->set_suspend_seconds)
+		return 0;
+	if (reg_get(vcpu->fd, REG_SBI_EXT(SBI_EXT_SUSP_ID), &v))
+		pr_err("--suspend-seconds: the host KVM does not forward SBI system suspend (SBI SUSP, Linux 6.14+)");
+	else
+		pr_err("--suspend-seconds: lkvm does not implement SBI system suspend (SUSP) yet");
+	return -ENOTSUP;
 }
 
 static int cpu_custom_ids(struct vcpu *vcpu)
@@ -101,7 +130,8 @@ static int cpu_configure(struct vcpu *vcpu)
 	int ret;
 
 	cpu_disable_exts(vcpu, first);
-	ret = cpu_custom_ids(vcpu);
+	ret = first ? cpu_check_suspend(vcpu) : 0;
+	ret = ret ?: cpu_custom_ids(vcpu);
 	if (ret)
 		return ret;
 	/* DBCN is off by default in KVM: the hv console needs it. */
@@ -234,8 +264,13 @@ static void cpu_mmio(struct vcpu *vcpu)
 	struct kvm_run *run = vcpu->run;
 
 	atomic_fetch_add(&vcpu->vm->stats.mmio_exits, 1);
-	mmio_bus_access(&vcpu->vm->bus, run->mmio.phys_addr, run->mmio.data,
-			run->mmio.len, run->mmio.is_write);
+	if (!mmio_bus_access(&vcpu->vm->bus, run->mmio.phys_addr,
+			     run->mmio.data, run->mmio.len,
+			     run->mmio.is_write) &&
+	    vcpu->vm->cfg->debug_mmio)
+		pr_info("--debug-mmio: vCPU %u: unhandled MMIO %s of %u bytes at %#llx",
+			vcpu->id, run->mmio.is_write ? "write" : "read",
+			run->mmio.len, (unsigned long long)run->mmio.phys_addr);
 }
 
 static void cpu_sbi(struct vcpu *vcpu)

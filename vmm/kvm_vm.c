@@ -61,6 +61,10 @@ int kvm_vm_open(struct vm *vm)
 		return ret;
 	}
 	ret = kvm_check(vm);
+	if (!ret && vm->cfg->single_step) {
+		pr_err("--debug-single-step: RISC-V KVM cannot single-step a vCPU (its KVM_SET_GUEST_DEBUG has no KVM_GUESTDBG_SINGLESTEP)");
+		ret = -ENOTSUP;
+	}
 	if (ret)
 		goto err;
 	vm->run_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);

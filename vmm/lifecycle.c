@@ -15,6 +15,7 @@
 #include "kicks.h"
 #include "lib/log.h"
 #include "lifecycle.h"
+#include "seccomp.h"
 #include "signals.h"
 
 struct boot_step {
@@ -343,6 +344,9 @@ int machine_run(struct machine *m, int sfd)
 
 	m->sfd = sfd;
 	ret = steps_up(m, false, &done);
+	/* Set up: from here on only the system calls seccomp.c allows. */
+	if (!ret && !m->vm.cfg->no_seccomp)
+		ret = seccomp_install(m->vm.cfg);
 	while (!ret && machine_run_once(m, sfd)) {
 		pr_info("guest reboot (%lu): resetting the VM", ++m->vm.boots);
 		steps_down(m, done, true);

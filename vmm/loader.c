@@ -319,6 +319,35 @@ static int loader_get_kernel(const struct guest_mem *mem, const char *path,
 	return ret;
 }
 
+/*
+ * --firmware: a raw image, not parsed, run from the start of RAM (where
+ * kvmtool puts firmware on arm64; it has no firmware loading on RISC-V).
+ */
+static int loader_get_firmware(const struct guest_mem *mem, const char *path,
+			       struct loader_blobs *b, struct image_why *why)
+{
+	struct image_why inner;
+	int ret;
+
+	ret = loader_read_file(path, mem->size, &b->kernel, &b->kernel_len,
+			       &inner);
+	if (!ret && !b->kernel_len) {
+		image_why_set(&inner, "file is empty");
+		ret = -EINVAL;
+	}
+	if (ret) {
+		image_why_set(why, "firmware %s: %s", path, inner.msg);
+		return ret;
+	}
+	b->info = (struct image_info){
+		.data = b->kernel,
+		.len = b->kernel_len,
+		.text_offset = 0,
+		.image_size = b->kernel_len,
+	};
+	return 0;
+}
+
 static int loader_get_initrd(const struct guest_mem *mem, const char *path,
 			     struct loader_blobs *b, struct image_why *why)
 {
@@ -378,7 +407,10 @@ int loader_load(const struct guest_mem *mem, const struct loader_files *files,
 	struct loader_request req;
 	int ret;
 
-	ret = loader_get_kernel(mem, files->kernel, &b, why);
+	if (files->firmware)
+		ret = loader_get_firmware(mem, files->firmware, &b, why);
+	else
+		ret = loader_get_kernel(mem, files->kernel, &b, why);
 	if (!ret)
 		ret = loader_get_initrd(mem, files->initrd, &b, why);
 	if (!ret) {

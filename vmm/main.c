@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "lifecycle.h"
 #include "outfd.h"
+#include "pty.h"
 #include "sandbox.h"
 #include "signals.h"
 
@@ -81,6 +82,10 @@ static int cmd_run(const struct vm_config *cfg, int sfd)
 	log_output_open(&err);
 	if (cli_summary(cfg, summary, sizeof(summary)) >= 0)
 		pr_info("%s", summary);
+	if (cfg->tty == 0 && pty_console_open()) {
+		log_output_close(&err);
+		return LKVM_EXIT_HOST_ERROR;
+	}
 	if (sfd < 0 || machine_init(&m, cfg)) {
 		pr_err("cannot set up signal handling: %s", strerror(errno));
 		log_output_close(&err);

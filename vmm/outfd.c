@@ -26,9 +26,14 @@
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "outfd.h"
+
+/* /dev/ptmx, which every pty master is opened through. */
+#define PTMX_MAJOR 5
+#define PTMX_MINOR 2
 
 static bool outfd_reopen(struct outfd *o, int fd)
 {
@@ -66,6 +71,12 @@ void outfd_open(struct outfd *o, int fd)
 		return;
 	if (S_ISSOCK(st.st_mode)) {
 		o->kind = OUTFD_SOCKET;
+		return;
+	}
+	/* A pty master (--tty): reopening it would make a new pty. */
+	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == PTMX_MAJOR &&
+	    minor(st.st_rdev) == PTMX_MINOR) {
+		outfd_share(o, fd);
 		return;
 	}
 	if (!outfd_reopen(o, fd))

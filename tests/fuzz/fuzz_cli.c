@@ -44,14 +44,21 @@ static void check_run_config(const struct vm_config *cfg)
 	char line[128];
 	int n;
 
-	CHECK(cfg->kernel && cfg->kernel[0]);
+	/* A kernel, or (--firmware) a firmware and no kernel. */
+	CHECK((cfg->kernel && cfg->kernel[0] && !cfg->firmware) ||
+	      (!cfg->kernel && cfg->firmware && cfg->firmware[0]));
+	CHECK(!cfg->firmware || !cfg->initrd);
+	CHECK(cfg->tty == -1 || cfg->tty == 0);
+	CHECK(cfg->debug_iodelay_ms <= CLI_IODELAY_MAX_MS);
 	CHECK(cfg->nr_cpus >= 1 && cfg->nr_cpus <= CONFIG_MAX_CPUS);
 	CHECK(cfg->ram_size >= CLI_MEM_MIN && cfg->ram_size <= CONFIG_RAM_MAX);
 	CHECK(cfg->ram_size % CLI_MEM_ALIGN == 0);
 	CHECK(cfg->name && cfg->name[0] && cfg->dev && cfg->dev[0]);
-	CHECK(cfg->console == CONSOLE_SERIAL || cfg->console == CONSOLE_HV);
+	CHECK(cfg->console == CONSOLE_SERIAL || cfg->console == CONSOLE_HV ||
+	      cfg->console == CONSOLE_VIRTIO);
 	CHECK(cfg->loglevel >= LOG_ERR && cfg->loglevel <= LOG_DEBUG);
-	CHECK(cfg->nodefaults || !strncmp(cfg->cmdline, "console=", 8));
+	CHECK(cfg->nodefaults || cfg->firmware ||
+	      !strncmp(cfg->cmdline, "console=", 8));
 	CHECK(cfg->nr_shares <= CONFIG_MAX_SHARES);
 	for (unsigned int i = 0; i < cfg->nr_shares; i++)
 		CHECK(cfg->shares[i].path[0] && cfg->shares[i].tag[0] &&

@@ -132,6 +132,18 @@ static void test_size_suffixes(void **state)
 	size_ok("1T", 1ULL << 40);
 	size_ok("1t", 1ULL << 40);
 	size_ok("007", 7 * MiB);
+	/* kvmtool's: B(ytes), P, and C's 0x hex and 0 octal. */
+	size_ok("4096B", 4096);
+	size_ok("4096b", 4096);
+	size_ok("1P", 1ULL << 50);
+	size_ok("1p", 1ULL << 50);
+	size_ok("0x10", 16 * MiB);
+	size_ok("0X10M", 16 * MiB);
+	/* As with strtoull(), a B after 0x digits is one more digit. */
+	size_ok("0x10B", 0x10bULL * MiB);
+	size_ok("0x100000K", GiB);
+	size_ok("0400", 256 * MiB);
+	size_ok("010G", 8 * GiB);
 	/* The largest value that fits: 2^44 - 1 MiB. */
 	size_ok("17592186044415", 17592186044415ULL * MiB);
 }
@@ -150,8 +162,10 @@ static void test_size_junk(void **state)
 	size_bad("1 ", -EINVAL);
 	size_bad("-1", -EINVAL);
 	size_bad("+1", -EINVAL);
-	size_bad("0x10", -EINVAL);
-	size_bad("1P", -EINVAL);
+	size_bad("0x", -EINVAL);
+	size_bad("0x1Q", -EINVAL);
+	size_bad("08", -EINVAL); /* octal */
+	size_bad("1Q", -EINVAL);
 	size_bad("1GG", -EINVAL);
 }
 
@@ -246,13 +260,13 @@ static void test_mem_limits(void **state)
 		     "memory size '16385K' is not a multiple of 2 MiB");
 	expect_error(
 		parse("run", "-m", "abc", "Image"),
-		"invalid memory size 'abc' (expected SIZE[KMGT]; a bare number is MiB)");
+		"invalid memory size 'abc' (expected SIZE[BKMGTP]; a bare number is MiB)");
 	expect_error(
 		parse("run", "--mem=256MB", "Image"),
-		"invalid memory size '256MB' (expected SIZE[KMGT]; a bare number is MiB)");
+		"invalid memory size '256MB' (expected SIZE[BKMGTP]; a bare number is MiB)");
 	expect_error(
 		parse("run", "-m", "", "Image"),
-		"invalid memory size '' (expected SIZE[KMGT]; a bare number is MiB)");
+		"invalid memory size '' (expected SIZE[BKMGTP]; a bare number is MiB)");
 }
 
 static void test_mem_above_host_warns(void **state)
@@ -967,21 +981,36 @@ static const char *const long_opts[] = {
 	"--cpus N",
 	"--mem SIZE",
 	"--disk IMAGE",
+	"--vnc",
+	"--gtk",
+	"--sdl",
 	"--console TYPE",
 	"--rng",
+	"--vsock CID",
 	"--dev PATH",
+	"--tty N",
 	"--hugetlbfs PATH",
 	"--virtio-transport TYPE",
 	"--virtio-legacy",
 	"--nodefaults",
+	"--loglevel LEVEL",
+	"--no-seccomp",
 	"--help",
 	"--kernel FILE",
 	"--initrd FILE",
 	"--params ARGS",
+	"--firmware FILE",
+	"--flash FILE",
 	"--network SPEC",
+	"--vfio-pci BDF",
 	"--debug",
-	"--loglevel LEVEL",
+	"--debug-single-step",
+	"--debug-ioport",
+	"--debug-mmio",
+	"--debug-iodelay MS",
 	"--dump-dtb FILE",
+	"--cpu-type TYPE",
+	"--suspend-seconds N",
 	"--disable-sbi-EXT",
 	"--disable-EXT",
 	"--custom-mvendorid N",
@@ -993,8 +1022,9 @@ static const char *const long_opts[] = {
 };
 
 static const char *const short_opts[] = {
-	"-c, --cpus",	"-m, --mem",	"-d, --disk",	"-h, --help",
-	"-k, --kernel", "-i, --initrd", "-p, --params", "-n, --network",
+	"-c, --cpus",	  "-m, --mem",	  "-d, --disk",	  "-h, --help",
+	"-k, --kernel",	  "-i, --initrd", "-p, --params", "-n, --network",
+	"-f, --firmware", "-F, --flash",
 };
 
 static const char *const help_facts[] = {
@@ -1006,7 +1036,9 @@ static const char *const help_facts[] = {
 	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
 	"  4  the guest crashed (KVM internal error, failed entry, an\n"
 	"     access KVM cannot emulate, an unexpected exit, or a\n"
-	"     shutdown reporting a system failure)\n",
+	"     shutdown reporting a system failure)\n"
+	"  5  a forbidden system call under seccomp (see above)\n",
+	"  lkvm: seccomp: forbidden system call NAME (number N)\n",
 	"Ctrl-A x stops the VM, Ctrl-A Ctrl-A sends Ctrl-A.",
 	"panic=-1",
 	"\"lkvm: guest reboot\"",

@@ -490,7 +490,7 @@ static void test_load(void **state)
 	uint8_t *img = make_image(img_len, SZ_1M), *gz;
 	uint8_t rd[3000];
 	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
-	struct loader_files files = { NULL, NULL, FDT_64K };
+	struct loader_files files = { NULL, NULL, FDT_64K, NULL };
 	struct loader_placement pl;
 	struct image_why why;
 
@@ -527,11 +527,49 @@ static void test_load(void **state)
 	free(img);
 }
 
+/*
+ * --firmware: the file as it is (no Image header needed) at the RAM base,
+ * which is also the entry point; the FDT after it; no initrd.
+ */
+static void test_load_firmware(void **state)
+{
+	uint8_t fw[5000];
+	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
+	struct loader_files files = { NULL, NULL, FDT_64K, NULL };
+	struct loader_placement pl;
+	struct image_why why;
+
+	for (size_t i = 0; i < sizeof(fw); i++)
+		fw[i] = (uint8_t)(i * 7 + 1);
+	files.firmware = write_file(*state, "fw.bin", fw, sizeof(fw));
+	mem.host = calloc(1, GUEST_RAM);
+	assert_int_equal(loader_load(&mem, &files, &pl, &why), 0);
+	assert_int_equal(pl.kernel_addr, RAM_BASE);
+	assert_int_equal(pl.kernel_end, RAM_BASE + sizeof(fw));
+	assert_int_equal(pl.initrd_start, 0);
+	assert_true(pl.fdt_addr >= RAM_BASE + SZ_2M);
+	assert_memory_equal(mem.host, fw, sizeof(fw));
+	free((char *)files.firmware);
+
+	/* An empty firmware is named. */
+	files.firmware = write_file(*state, "empty.bin", "", 0);
+	assert_int_equal(loader_load(&mem, &files, &pl, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "firmware "));
+	assert_non_null(strstr(why.msg, ": file is empty"));
+	free((char *)files.firmware);
+
+	/* A firmware larger than RAM is refused before it is read. */
+	files.firmware = "/dev/zero";
+	assert_int_equal(loader_load(&mem, &files, &pl, &why), -EFBIG);
+	assert_non_null(strstr(why.msg, "firmware /dev/zero: larger than"));
+	free(mem.host);
+}
+
 static void test_load_errors(void **state)
 {
 	uint8_t *img = make_image(8192, SZ_1M), *big, *gz;
 	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
-	struct loader_files files = { NULL, NULL, FDT_64K };
+	struct loader_files files = { NULL, NULL, FDT_64K, NULL };
 	struct loader_placement pl;
 	struct image_why why;
 	char expect[512];
@@ -606,6 +644,8 @@ int main(void)
 						setup_dir, teardown_dir),
 		cmocka_unit_test(test_read_file_pipe),
 		cmocka_unit_test_setup_teardown(test_load, setup_dir,
+						teardown_dir),
+		cmocka_unit_test_setup_teardown(test_load_firmware, setup_dir,
 						teardown_dir),
 		cmocka_unit_test_setup_teardown(test_load_errors, setup_dir,
 						teardown_dir),
