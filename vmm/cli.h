@@ -24,6 +24,7 @@
 /* What cli_parse() returns besides -EINVAL (usage error, already printed). */
 #define CLI_RUN 0  /* cfg is complete: run the VM */
 #define CLI_DONE 1 /* help or version printed: exit 0 */
+#define CLI_CTL 2  /* cfg->ctl is a command for running guests */
 
 /* Host facts behind the defaults, a parameter so tests can fix them. */
 struct cli_host {

@@ -116,6 +116,8 @@ int main(int argc, char **argv)
 		return LKVM_EXIT_USAGE;
 	if (ret == CLI_DONE)
 		return 0;
+	if (ret == CLI_CTL)
+		return ctl_args_run(&cfg.ctl, stdout);
 	log_level = cfg.loglevel;
 	return cmd_run(&cfg, sfd);
 }
