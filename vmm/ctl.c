@@ -26,7 +26,10 @@ int ctl_dir(char *buf, size_t size, bool create)
 	int n;
 
 	if (!home || !*home) {
-		pr_err("HOME is not set: no place for the control socket");
+		if (create)
+			pr_warn("HOME is not set: no control socket, 'lkvm list', stop, pause, ... cannot reach this guest");
+		else
+			pr_err("HOME is not set: no place for control sockets");
 		return -ENOENT;
 	}
 	n = snprintf(buf, size, "%s/%s", home, CTL_DIR);

@@ -50,7 +50,8 @@ int ctl_sock_path(char *buf, size_t size, const char *dir, const char *name);
 
 /*
  * Create the socket of guest name and start serving it: 0, or -errno
- * having said why (-EADDRINUSE: a live lkvm has that name).
+ * having said why (-EADDRINUSE: a live lkvm has that name; -ENOENT: HOME
+ * is not set, a warning).
  */
 int ctl_server_start(struct ctl_server *s, const char *name,
 		     ctl_handler_fn *handler, void *opaque);

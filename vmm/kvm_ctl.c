@@ -184,9 +184,12 @@ static void ctl_handle(void *opaque, const struct ctl_request *req,
 	}
 }
 
+/* Without HOME the guest runs without a control socket (warned). */
 int kvm_ctl_start(struct machine *m)
 {
-	return ctl_server_start(&m->ctl, m->vm.cfg->name, ctl_handle, m);
+	int ret = ctl_server_start(&m->ctl, m->vm.cfg->name, ctl_handle, m);
+
+	return ret == -ENOENT ? 0 : ret;
 }
 
 void kvm_ctl_stop(struct machine *m)

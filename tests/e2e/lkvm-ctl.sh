@@ -131,7 +131,8 @@ t balloon-usage-status [ $? -eq 2 ]
 ./lkvm stop >/tmp/usage2.log 2>&1
 t stop-usage-status [ $? -eq 2 ]
 
-# stop: lkvm run exits with 3 and removes its socket.
+# stop (of a paused guest): lkvm run exits with 3 and removes its socket.
+./lkvm pause -n ctl-a >/dev/null 2>&1
 ./lkvm stop -n ctl-a >/tmp/stop.log 2>&1
 t stop-status [ $? -eq 0 ]
 wait $apid
