@@ -132,7 +132,8 @@ t balloon-usage-status [ $? -eq 2 ]
 t stop-usage-status [ $? -eq 2 ]
 
 # stop (of a paused guest): lkvm run exits with 3 and removes its socket.
-./lkvm pause -n ctl-a >/dev/null 2>&1
+./lkvm pause -a >/tmp/pause-a.log 2>&1
+t pause-all has "Guest ctl-a paused" /tmp/pause-a.log
 ./lkvm stop -n ctl-a >/tmp/stop.log 2>&1
 t stop-status [ $? -eq 0 ]
 wait $apid
