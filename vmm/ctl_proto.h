@@ -26,7 +26,7 @@
 #define CTL_VERSION 1
 #define CTL_REQ_HDR 12
 #define CTL_RESP_HDR 16
-#define CTL_TEXT_MAX 32768
+#define CTL_TEXT_MAX 49152 /* the registers of 32 vCPUs fit */
 #define CTL_MSG_MAX (CTL_RESP_HDR + CTL_TEXT_MAX)
 
 enum ctl_type {
