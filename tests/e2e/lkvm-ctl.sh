@@ -23,9 +23,11 @@ wait_for() {
 	has "$1" "$2"
 }
 
-# The last counter line of the guest: "guest-tick N total KB avail KB".
+# The last whole counter line of the guest: "guest-tick N total KB avail
+# KB" (the log's last line may be one the guest is still writing).
 tick() {
-	tr -d '\r' </tmp/a.log | grep '^guest-tick' | tail -1
+	tr -d '\r' </tmp/a.log |
+		grep -E '^guest-tick [0-9]+ total [0-9]+ avail [0-9]+$' | tail -1
 }
 field() { tick | cut -d' ' -f"$1"; }
 
