@@ -158,6 +158,9 @@ t root-refused-by-peercred-why has "refused by lkvm" /tmp/peer2.log
 cat /tmp/peer2.log
 HOME=/tmp/nobody ./ctl-peer as 65534 ./lkvm list -i >/tmp/list-b.log 2>&1
 t owner-lists-guest has "ctl-b  *running" /tmp/list-b.log
+HOME=/tmp/nobody ./ctl-peer as 65534 ./lkvm stat -n ctl-b -m >/tmp/nob.log 2>&1
+t no-balloon-stat-status [ $? -eq 1 ]
+t no-balloon-stat-says has "no balloon (run the guest with --balloon)" /tmp/nob.log
 
 # A killed lkvm leaves its socket; 'lkvm list' removes it.
 kill -9 $bpid
