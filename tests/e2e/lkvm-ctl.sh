@@ -36,6 +36,11 @@ field() { tick | cut -d' ' -f"$1"; }
 apid=$!
 t guest-up wait_for "guest-tick 3 " /tmp/a.log 200
 t balloon-driver-bound has "guest-ctl-balloon-driver: 1" /tmp/a.log
+case "$irqchip_args" in
+*mmio*) bus=mmio ;;
+*) bus=pci ;;
+esac
+t balloon-on-$bus has "guest-ctl-balloon-bus: $bus" /tmp/a.log
 
 # The socket, and who may use it.
 t dir-mode [ "$(stat -c %a $HOME/.lkvm)" = 700 ]

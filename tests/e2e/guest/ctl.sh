@@ -4,6 +4,11 @@
 # memory the guest sees, once a second, until stopped.
 dd if=/dev/zero of=/dev/null bs=128M count=1 2>/dev/null
 echo "guest-ctl-balloon-driver: $(ls /sys/bus/virtio/drivers/virtio_balloon 2>/dev/null | grep -c '^virtio')"
+dev=$(readlink -f /sys/bus/virtio/drivers/virtio_balloon/virtio* 2>/dev/null)
+case "$dev" in
+*/pci*) echo "guest-ctl-balloon-bus: pci" ;;
+*) echo "guest-ctl-balloon-bus: mmio" ;;
+esac
 echo "guest-ctl-ready"
 i=0
 while :; do
