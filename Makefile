@@ -80,6 +80,7 @@ lkvm:
 endif
 
 riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
+	     $(BUILD)/riscv64/ctl-peer \
 	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio \
 	     kvm-selftests
 
@@ -99,6 +100,11 @@ $(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)
 	@mkdir -p $(dir $@)
 	guest-images/mkdisk.sh tests/e2e/disk-root $@ 4M
 $(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(RV_CC) $(RV_CFLAGS) $^ -o $@
+
+# Another user at lkvm's control socket (lkvm-ctl.sh).
+$(BUILD)/riscv64/ctl-peer: tests/e2e/ctl-peer.c vmm/ctl_proto.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $^ -o $@
 

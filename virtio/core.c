@@ -50,6 +50,13 @@ static void core_needs_reset(struct virtio_core *c)
 	core_interrupt(c, VIRTIO_INT_CONFIG, VIRTIO_MSI_CONFIG);
 }
 
+void virtio_core_config_changed(struct virtio_core *c)
+{
+	c->config_generation++;
+	if (c->status & VIRTIO_STATUS_DRIVER_OK)
+		core_interrupt(c, VIRTIO_INT_CONFIG, VIRTIO_MSI_CONFIG);
+}
+
 static void core_check_broken(struct virtio_core *c)
 {
 	for (unsigned int q = 0; q < c->dev.num_queues; q++)

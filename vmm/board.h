@@ -22,6 +22,7 @@
 #include "irqchip.h"
 #include "virtio/mmio.h"
 #include "virtio/pci.h"
+#include "virtio/balloon.h"
 #include "virtio/rng.h"
 #include "vm.h"
 
@@ -85,6 +86,8 @@ struct board {
 	struct irq_line uart_irq;
 	struct virtio_rng rng;
 	bool rng_live;
+	struct virtio_balloon balloon;
+	bool balloon_live;
 	struct board_slot virtio[BOARD_VIRTIO_SLOTS];
 	unsigned int nr_virtio; /* slots handed out */
 	unsigned int nr_mmio;	/* of which on virtio-mmio */
@@ -109,11 +112,13 @@ uint64_t board_ram_base(void);
  */
 int board_up(struct board *b, struct vm *vm, const struct board_irqchip *chip,
 	     const struct char_out *serial_out);
-/* Destroys what board_up() and board_rng_up() created. */
+/* Destroys what board_up(), board_rng_up() and board_balloon_up() made. */
 void board_down(struct board *b);
 
 /* A virtio-rng device fed by getrandom(), in the next slot. */
 int board_rng_up(struct board *b);
+/* A virtio-balloon device (--balloon) in the next slot. */
+int board_balloon_up(struct board *b);
 
 /*
  * The next virtio slot, on the transport the configuration chose, its

@@ -200,6 +200,9 @@ void board_down(struct board *b)
 	if (b->rng_live)
 		virtio_rng_destroy(&b->rng);
 	b->rng_live = false;
+	if (b->balloon_live)
+		virtio_balloon_destroy(&b->balloon);
+	b->balloon_live = false;
 	for (unsigned int i = 0; i < b->nr_virtio; i++)
 		if (b->virtio[i].irq_fd >= 0)
 			close(b->virtio[i].irq_fd);
@@ -457,6 +460,26 @@ int board_rng_up(struct board *b)
 	if (ret)
 		virtio_rng_destroy(&b->rng);
 	b->rng_live = !ret;
+	return ret;
+}
+
+int board_balloon_up(struct board *b)
+{
+	struct board_slot *slot = board_virtio_slot(b, "--balloon");
+	int ret;
+
+	if (!slot)
+		return -ENOSPC;
+	ret = virtio_balloon_init(&b->balloon, &slot->res, &b->vm->mem,
+				  &slot->line, virtio_balloon_madvise, NULL);
+	if (ret) {
+		pr_err("cannot set up virtio-balloon: %s", strerror(-ret));
+		return ret;
+	}
+	ret = board_virtio_add(slot, &b->balloon.vm);
+	if (ret)
+		virtio_balloon_destroy(&b->balloon);
+	b->balloon_live = !ret;
 	return ret;
 }
 

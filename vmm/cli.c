@@ -879,6 +879,10 @@ static const struct cli_opt cli_opts[] = {
 	      "(default: serial)") },
 	{ OPT("rng", 0, NULL, set_rng,
 	      "virtio RNG (entropy from the host's getrandom)") },
+	{ OPT("balloon", 0, NULL, set_true,
+	      "virtio memory balloon ('lkvm balloon' gives\n"
+	      "guest RAM back to the host; 'lkvm stat -m')"),
+	  .field = CFG(balloon) },
 	{ OPT("vsock", 0, "CID", set_refused,
 	      "Not supported: no virtio-vsock device"),
 	  .why = "lkvm has no virtio-vsock device (vhost-vsock)" },
@@ -1328,6 +1332,15 @@ static int cmd_help(struct cli_run *r, int argc, char **argv)
 	return CLI_DONE;
 }
 
+/* Commands for running guests: cmd_ctl.c parses, main.c runs them. */
+static int cmd_ctl(struct cli_run *r, int argc, char **argv)
+{
+	int ret = ctl_args_parse(argc - 1, argv + 1, &r->cfg->ctl, r->out,
+				 r->err);
+
+	return ret < 0 ? ret : ret ? CLI_DONE : CLI_CTL;
+}
+
 static const struct cli_cmd {
 	const char *name;
 	int (*fn)(struct cli_run *r, int argc, char **argv);
@@ -1336,6 +1349,10 @@ static const struct cli_cmd {
 	{ "setup", cmd_setup },	      { "version", cmd_version },
 	{ "--version", cmd_version }, { "help", cmd_help },
 	{ "--help", cmd_help },	      { "-h", cmd_help },
+	{ "list", cmd_ctl },	      { "stop", cmd_ctl },
+	{ "pause", cmd_ctl },	      { "resume", cmd_ctl },
+	{ "debug", cmd_ctl },	      { "stat", cmd_ctl },
+	{ "balloon", cmd_ctl },
 };
 
 int cli_parse(int argc, char **argv, const struct cli_host *host,
@@ -1467,7 +1484,8 @@ static const char run_help_tail[] =
 	"  0  the guest powered off\n"
 	"  1  fatal host error\n"
 	"  2  usage error\n"
-	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
+	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP), Ctrl-A x or\n"
+	"     'lkvm stop'\n"
 	"  4  the guest crashed (KVM internal error, failed entry, an\n"
 	"     access KVM cannot emulate, an unexpected exit, or a\n"
 	"     shutdown reporting a system failure)\n"
@@ -1508,11 +1526,23 @@ void cli_print_usage(FILE *out)
 	      "                           came back)\n"
 	      "  setup NAME               Make a guest root in ~/.lkvm/NAME for\n"
 	      "                           'lkvm run -d NAME' and 'lkvm sandbox'\n"
+	      "  list [-i] [-r]           List running guests (-i) and kvmtool\n"
+	      "                           rootfs directories (-r); both by default\n"
+	      "  stop -n NAME | -a        Stop a guest (its lkvm run exits with 3)\n"
+	      "  pause -n NAME | -a       Hold every vCPU of a guest\n"
+	      "  resume -n NAME | -a      Let a paused guest run again\n"
+	      "  debug -n NAME | -a -d    Print the vCPU registers\n"
+	      "  stat -n NAME | -a -m     Memory and balloon statistics\n"
+	      "  balloon -n NAME -i MB | -d MB\n"
+	      "                           Inflate or deflate the balloon\n"
 	      "  version                  Print the version and exit\n"
 	      "  help [run]               Show this help, or the options of 'run'\n"
 	      "\n"
 	      "'lkvm --help' and 'lkvm -h' are 'lkvm help'; 'lkvm --version' is\n"
 	      "'lkvm version'.  See 'lkvm run --help' for the options and the\n"
-	      "exit status.\n",
+	      "exit status, 'lkvm COMMAND --help' for the others.  Guests are\n"
+	      "found by name (lkvm run --name) through their control sockets\n"
+	      "in ~/.lkvm; these commands exit with 0, 1 when a guest cannot be\n"
+	      "reached or refuses, or 2 for a usage error.\n",
 	      out);
 }

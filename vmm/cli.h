@@ -27,6 +27,7 @@
 #define CLI_RUN 0   /* cfg is complete: run the VM */
 #define CLI_DONE 1  /* help or version printed: exit 0 */
 #define CLI_SETUP 2 /* lkvm setup: cfg->rootfs_name to make */
+#define CLI_CTL 3   /* cfg->ctl is a command for running guests */
 
 /* Host facts behind the defaults, a parameter so tests can fix them. */
 struct cli_host {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cmd_ctl.h"
 #include "isa.h"
 
 enum console_type {
@@ -93,6 +94,7 @@ struct vm_config {
 	enum irqchip_choice irqchip;
 	bool nodefaults;
 	bool rng;			 /* --rng: a virtio-rng device */
+	bool balloon;			 /* --balloon: virtio-balloon */
 	enum virtio_transport transport; /* --virtio-transport */
 	struct disk_config disks[CONFIG_MAX_DISKS];
 	unsigned int nr_disks;
@@ -142,6 +144,9 @@ struct vm_config {
 
 	/* The guest kernel command line, assembled from defaults and -p. */
 	char cmdline[CONFIG_CMDLINE_MAX];
+
+	/* lkvm list/stop/pause/...: the command to run (cmd_ctl.h). */
+	struct ctl_args ctl;
 
 	/* Storage behind name when it is the default guest-<pid>. */
 	char default_name[32];

@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -34,6 +35,9 @@ _Static_assert(KVM_RISCV_SBI_EXT_MAX == SBI_EXT_COUNT &&
 	(REG_U64 | KVM_REG_RISCV_ISA_EXT | KVM_REG_RISCV_ISA_SINGLE | (id))
 #define REG_SBI_EXT(id) \
 	(REG_U64 | KVM_REG_RISCV_SBI_EXT | KVM_REG_RISCV_SBI_SINGLE | (id))
+#define REG_CSR(f)                                                 \
+	(REG_U64 | KVM_REG_RISCV_CSR | KVM_REG_RISCV_CSR_GENERAL | \
+	 KVM_REG_RISCV_CSR_REG(f))
 #define REG_TIMER(f) \
 	(REG_U64 | KVM_REG_RISCV_TIMER | KVM_REG_RISCV_TIMER_REG(f))
 
@@ -396,12 +400,85 @@ static void cpu_run_error(struct vcpu *vcpu, int err)
 			vcpu->id, strerror(err));
 }
 
+/* --- pause ------------------------------------------------------------- */
+
+/* user_regs_struct order: the ONE_REG CORE index of each. */
+static const char *const core_names[] = {
+	"pc", "ra", "sp", "gp", "tp",  "t0",  "t1", "t2", "s0", "s1", "a0",
+	"a1", "a2", "a3", "a4", "a5",  "a6",  "a7", "s2", "s3", "s4", "s5",
+	"s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+};
+
+static const struct {
+	const char *name;
+	uint64_t id;
+} csr_regs[] = {
+	{ "sstatus", REG_CSR(sstatus) }, { "sepc", REG_CSR(sepc) },
+	{ "scause", REG_CSR(scause) },	 { "stval", REG_CSR(stval) },
+	{ "stvec", REG_CSR(stvec) },	 { "satp", REG_CSR(satp) },
+	{ "sie", REG_CSR(sie) },	 { "sip", REG_CSR(sip) },
+};
+
+static size_t regs_put(struct vcpu *vcpu, size_t len, const char *name,
+		       uint64_t id, bool nl)
+{
+	unsigned long v;
+	int n;
+
+	if (reg_get(vcpu->fd, id, &v))
+		n = snprintf(vcpu->regs + len, sizeof(vcpu->regs) - len,
+			     " %4s ?                 %s", name, nl ? "\n" : "");
+	else
+		n = snprintf(vcpu->regs + len, sizeof(vcpu->regs) - len,
+			     " %4s 0x%016lx%s", name, v, nl ? "\n" : "");
+	return n < 0 ? len : len + n;
+}
+
+/* The registers, read in the vCPU's own thread (paused). */
+static void cpu_regs_snapshot(struct vcpu *vcpu)
+{
+	unsigned long mode = 0;
+	size_t len;
+
+	reg_get(vcpu->fd, REG_CORE(mode), &mode);
+	len = snprintf(vcpu->regs, sizeof(vcpu->regs), "vCPU %u (%s-mode):\n",
+		       vcpu->id, mode == KVM_RISCV_MODE_S ? "S" : "U");
+	for (unsigned int i = 0; i < 32 && len < sizeof(vcpu->regs); i++)
+		len = regs_put(vcpu, len, core_names[i],
+			       REG_U64 | KVM_REG_RISCV_CORE | i, i % 4 == 3);
+	for (unsigned int i = 0; i < 8 && len < sizeof(vcpu->regs); i++)
+		len = regs_put(vcpu, len, csr_regs[i].name, csr_regs[i].id,
+			       i % 4 == 3);
+}
+
+/* Wait in the pause until resumed or stopped. */
+static void cpu_hold(struct vcpu *vcpu)
+{
+	struct vm_pause *p = &vcpu->vm->pause;
+
+	cpu_regs_snapshot(vcpu);
+	pthread_mutex_lock(&p->lock);
+	p->held++;
+	pthread_cond_broadcast(&p->cond);
+	while (p->want && !atomic_load(&vcpu->vm->stop))
+		pthread_cond_wait(&p->cond, &p->lock);
+	p->held--;
+	/* kvm_cpus_stop() sets it (under the lock) once stop is set. */
+	if (!atomic_load(&vcpu->vm->stop))
+		vcpu->run->immediate_exit = 0;
+	pthread_mutex_unlock(&p->lock);
+}
+
 static void *cpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
 	struct vm *vm = vcpu->vm;
 
 	while (!atomic_load(&vm->stop)) {
+		if (atomic_load(&vm->pause.want)) {
+			cpu_hold(vcpu);
+			continue;
+		}
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
@@ -433,19 +510,22 @@ int kvm_cpus_start(struct vm *vm)
 		struct vcpu *vcpu = &vm->vcpus[i];
 
 		vcpu->run->immediate_exit = 0;
+		pthread_mutex_lock(&vm->pause.lock);
 		pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
 		ret = pthread_create(&vcpu->thread, NULL, cpu_thread, vcpu);
 		pthread_sigmask(SIG_BLOCK, &kick, NULL);
+		vcpu->thread_started = !ret;
+		pthread_mutex_unlock(&vm->pause.lock);
 		if (ret) {
 			pr_err("cannot start vCPU %u: %s", i, strerror(ret));
 			return -ret;
 		}
-		vcpu->thread_started = true;
 	}
 	return 0;
 }
 
-void kvm_cpus_stop(struct vm *vm)
+/* Lock held: make every running vCPU thread leave KVM_RUN soon. */
+static void cpus_kick(struct vm *vm)
 {
 	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
 		struct vcpu *vcpu = &vm->vcpus[i];
@@ -455,11 +535,74 @@ void kvm_cpus_stop(struct vm *vm)
 		vcpu->run->immediate_exit = 1;
 		pthread_kill(vcpu->thread, SIGUSR1);
 	}
-	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
-		struct vcpu *vcpu = &vm->vcpus[i];
+}
 
-		if (vcpu->thread_started)
-			pthread_join(vcpu->thread, NULL);
-		vcpu->thread_started = false;
+static unsigned int cpus_started(const struct vm *vm)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
+		n += vm->vcpus[i].thread_started;
+	return n;
+}
+
+int kvm_cpus_pause(struct vm *vm, unsigned int timeout_ms)
+{
+	struct vm_pause *p = &vm->pause;
+	struct timespec until;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
 	}
+	pthread_mutex_lock(&p->lock);
+	if (atomic_load(&vm->stop) || !cpus_started(vm)) {
+		pthread_mutex_unlock(&p->lock);
+		return -ESHUTDOWN;
+	}
+	if (!p->want)
+		p->events++;
+	atomic_store(&p->want, true);
+	cpus_kick(vm);
+	while (!ret && p->held < cpus_started(vm) && !atomic_load(&vm->stop))
+		ret = pthread_cond_timedwait(&p->cond, &p->lock, &until);
+	if (atomic_load(&vm->stop))
+		ret = ESHUTDOWN;
+	pthread_mutex_unlock(&p->lock);
+	if (ret)
+		kvm_cpus_resume(vm);
+	return -ret;
+}
+
+void kvm_cpus_resume(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->pause.lock);
+	atomic_store(&vm->pause.want, false);
+	pthread_cond_broadcast(&vm->pause.cond);
+	pthread_mutex_unlock(&vm->pause.lock);
+}
+
+bool kvm_cpus_paused(struct vm *vm)
+{
+	return atomic_load(&vm->pause.want);
+}
+
+/* A stop is requested (vm->stop set): end the vCPU threads. */
+void kvm_cpus_stop(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->pause.lock);
+	cpus_kick(vm);
+	pthread_cond_broadcast(&vm->pause.cond); /* paused ones too */
+	pthread_mutex_unlock(&vm->pause.lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
+		if (vm->vcpus[i].thread_started)
+			pthread_join(vm->vcpus[i].thread, NULL);
+	pthread_mutex_lock(&vm->pause.lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
+		vm->vcpus[i].thread_started = false;
+	pthread_mutex_unlock(&vm->pause.lock);
 }

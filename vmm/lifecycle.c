@@ -13,6 +13,7 @@
 
 #include "boot.h"
 #include "kicks.h"
+#include "kvm_ctl.h"
 #include "lib/log.h"
 #include "lifecycle.h"
 #include "seccomp.h"
@@ -98,6 +99,8 @@ static int step_devices_up(struct machine *m)
 	ret = ret ?: disks_up(&m->disks, cfg, &m->board);
 	ret = ret ?: nics_up(&m->nics, cfg, &m->board, &m->io);
 	ret = ret ?: shares_up(&m->shares, cfg, &m->board);
+	if (!ret && cfg->balloon)
+		ret = board_balloon_up(&m->board);
 	if (ret)
 		step_devices_down(m); /* the failing part has said why */
 	return ret;
@@ -137,6 +140,17 @@ static int step_console_up(struct machine *m)
 static void step_console_down(struct machine *m)
 {
 	cons_input_stop(&m->cons);
+}
+
+/* Once: the control socket (lkvm list, stop, pause, ...). */
+static int step_ctl_up(struct machine *m)
+{
+	return kvm_ctl_start(m);
+}
+
+static void step_ctl_down(struct machine *m)
+{
+	kvm_ctl_stop(m);
 }
 
 static int step_kvm_up(struct machine *m)
@@ -271,6 +285,7 @@ static const struct boot_step boot_steps[] = {
 	{ "devices", step_devices_up, step_devices_down, false },
 	{ "iothread", step_iothread_up, step_iothread_down, false },
 	{ "console", step_console_up, step_console_down, false },
+	{ "ctl", step_ctl_up, step_ctl_down, false },
 	{ "kvm", step_kvm_up, step_kvm_down, true },
 	{ "ioeventfds", step_ioeventfds, step_ioeventfds_down, true },
 	{ "memslot", step_memslot, NULL, true },

@@ -8,6 +8,7 @@
 
 #include "board.h"
 #include "cons.h"
+#include "ctl.h"
 #include "disks.h"
 #include "iothread.h"
 #include "nics.h"
@@ -25,7 +26,8 @@ struct machine {
 	struct nics nics;
 	struct shares shares;
 	struct iothread io;
-	int sfd; /* the signalfd, read between boot steps */
+	struct ctl_server ctl; /* the control socket */
+	int sfd;	       /* the signalfd, read between boot steps */
 };
 
 /* An empty machine for cfg; -errno when its stop eventfd fails. */

@@ -129,6 +129,8 @@ int main(int argc, char **argv)
 		return sandbox_setup(cfg.rootfs_name, stdout) ?
 			       LKVM_EXIT_HOST_ERROR :
 			       0;
+	if (ret == CLI_CTL)
+		return ctl_args_run(&cfg.ctl, stdout);
 	log_level = cfg.loglevel;
 	if (sandbox_prepare(&cfg, "/proc/self/exe"))
 		return LKVM_EXIT_HOST_ERROR;

@@ -148,6 +148,16 @@ static const struct sc_rule allowed[] = {
 	{ "ftruncate", SC_ANY },
 	/* lkvm sandbox: the status read after the guest stopped. */
 	{ "faccessat", SC_ANY },
+	/*
+	 * The control thread (ctl.c): one connection at a time on the
+	 * control socket, the peer's uid checked (SO_PEERCRED, euid),
+	 * send and receive timeouts; the socket is unlinked at exit.
+	 */
+	{ "accept4", SC_ANY },
+	{ "getsockopt", SC_ANY },
+	{ "setsockopt", SC_ANY },
+	{ "geteuid", SC_ANY },
+	{ "recvfrom", SC_ANY },
 	/* KVM (vCPU threads, I/O thread, reboots) and the terminal. */
 	{ "ioctl", SC_IOCTL },
 };

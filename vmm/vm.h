@@ -31,13 +31,29 @@ enum vm_stop {
 	VM_STOP_HOST_ERROR, /* host-side failure while running */
 };
 
+/* Room for one vCPU's register dump (lkvm debug -d). */
+#define VCPU_REGS_TEXT 1280
+
 struct vcpu {
 	struct vm *vm;
 	unsigned int id;
 	int fd;
 	struct kvm_run *run;
 	pthread_t thread;
-	bool thread_started;
+	bool thread_started;	   /* changed under vm->pause.lock */
+	char regs[VCPU_REGS_TEXT]; /* read by the thread as it pauses */
+};
+
+/*
+ * Pausing (lkvm pause, debug): the vCPU threads leave KVM_RUN and wait
+ * until resumed; the I/O threads carry on.
+ */
+struct vm_pause {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_bool want;    /* a pause is asked for */
+	unsigned int held;   /* vCPU threads waiting in the pause */
+	unsigned int events; /* pause requests so far (tests) */
 };
 
 /* What KVM tells about the harts (the same for all). */
@@ -74,6 +90,7 @@ struct vm {
 	struct mmio_bus bus;
 	struct sbi_ctx sbi;
 	struct vm_stats stats;
+	struct vm_pause pause;
 	unsigned long boots; /* reboots so far */
 
 	_Atomic int stop;   /* enum vm_stop */
@@ -133,5 +150,15 @@ int kvm_cpus_start(struct vm *vm);
 /* An irq_line set(): the hart's supervisor external interrupt. */
 void kvm_cpu_set_ext_irq(void *opaque, int level);
 void kvm_cpus_stop(struct vm *vm);
+/*
+ * Hold every vCPU thread out of KVM_RUN (each records its registers in
+ * vcpu->regs as it stops): 0, -ESHUTDOWN if the VM is stopping or between
+ * boots, -ETIMEDOUT if the vCPUs did not stop within timeout_ms.  A
+ * second pause is 0.
+ */
+int kvm_cpus_pause(struct vm *vm, unsigned int timeout_ms);
+/* Let them run again (0 also when not paused). */
+void kvm_cpus_resume(struct vm *vm);
+bool kvm_cpus_paused(struct vm *vm);
 
 #endif

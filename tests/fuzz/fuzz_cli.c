@@ -70,6 +70,18 @@ static void check_run_config(const struct vm_config *cfg)
 	CHECK(memchr(line, '\0', sizeof(line)));
 }
 
+/* lkvm list, stop, ...: a complete command for a running guest. */
+static void check_ctl_args(const struct ctl_args *a)
+{
+	CHECK(a->cmd >= CTL_CMD_LIST && a->cmd <= CTL_CMD_BALLOON);
+	if (a->cmd == CTL_CMD_LIST)
+		return;
+	CHECK(!a->all != !a->name);
+	CHECK(!a->name || a->name[0]);
+	CHECK((a->cmd == CTL_CMD_BALLOON) == (a->mib != 0));
+	CHECK(a->mib >= -(1LL << 31) && a->mib <= (1LL << 31));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *null_out;
@@ -98,13 +110,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ret = cli_parse(argc, argv, &host, cfg, null_out, null_out);
 	CHECK(ret == CLI_RUN || ret == CLI_DONE || ret == CLI_SETUP ||
-	      ret == -EINVAL);
+	      ret == CLI_CTL || ret == -EINVAL);
 	CHECK(ret != CLI_SETUP ||
 	      (cfg->rootfs_name[0] && !strchr(cfg->rootfs_name, '/')));
 	CHECK(memchr(cfg->cmdline, '\0', sizeof(cfg->cmdline)));
 	CHECK(memchr(cfg->default_name, '\0', sizeof(cfg->default_name)));
 	if (ret == CLI_RUN)
 		check_run_config(cfg);
+	if (ret == CLI_CTL)
+		check_ctl_args(&cfg->ctl);
 	free(cfg);
 	free(buf);
 	return 0;

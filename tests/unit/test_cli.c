@@ -986,6 +986,7 @@ static const char *const long_opts[] = {
 	"--sdl",
 	"--console TYPE",
 	"--rng",
+	"--balloon",
 	"--vsock CID",
 	"--dev PATH",
 	"--tty N",
@@ -1033,7 +1034,8 @@ static const char *const help_facts[] = {
 	"  0  the guest powered off\n"
 	"  1  fatal host error\n"
 	"  2  usage error\n"
-	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP) or Ctrl-A x\n"
+	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP), Ctrl-A x or\n"
+	"     'lkvm stop'\n"
 	"  4  the guest crashed (KVM internal error, failed entry, an\n"
 	"     access KVM cannot emulate, an unexpected exit, or a\n"
 	"     shutdown reporting a system failure)\n"
@@ -1208,6 +1210,14 @@ static void test_usage(void **state)
 		assert_non_null(strstr(r->out, "  run [options] [kernel]"));
 		assert_non_null(strstr(r->out, "  version "));
 		assert_non_null(strstr(r->out, "  help [run] "));
+		assert_non_null(strstr(r->out, "  list [-i] [-r] "));
+		assert_non_null(strstr(r->out, "  stop -n NAME | -a "));
+		assert_non_null(strstr(r->out, "  pause -n NAME | -a "));
+		assert_non_null(strstr(r->out, "  resume -n NAME | -a "));
+		assert_non_null(strstr(r->out, "  debug -n NAME | -a -d "));
+		assert_non_null(strstr(r->out, "  stat -n NAME | -a -m "));
+		assert_non_null(
+			strstr(r->out, "  balloon -n NAME -i MB | -d MB"));
 		assert_non_null(strstr(r->out, "'lkvm run --help'"));
 		assert_lines_fit(r->out);
 		res_free(r);

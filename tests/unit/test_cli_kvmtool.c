@@ -55,6 +55,7 @@ static const struct cli_host host = {
 		return (expr);                    \
 	}
 
+CHECK(balloon_on, c->balloon)
 CHECK(share_srv, c->nr_shares == 1 && !strcmp(c->shares[0].path, "/srv") &&
 			 !strcmp(c->shares[0].tag, "tag"))
 CHECK(sandbox_script, c->sandbox_script && !strcmp(c->sandbox_script, "run.sh"))
@@ -269,7 +270,8 @@ static const struct row rows[] = {
 	{ "--custom-marchid", { "--custom-marchid", "7" }, OK, march },
 	{ "--custom-mimpid", { "--custom-mimpid", "0x10" }, OK, mimp },
 
-	/* 9p shares and sandboxes */
+	/* virtio-balloon, 9p shares and sandboxes */
+	{ "--balloon", { "--balloon" }, OK, balloon_on },
 	{ "--9p", { "--9p", "/srv,tag" }, OK, share_srv },
 	{ "--sandbox", { "--sandbox", "run.sh" }, OK, sandbox_script },
 
@@ -278,14 +280,9 @@ static const struct row rows[] = {
 
 	/*
 	 * Options other branches add (coordinator: flip these rows to OK
-	 * with a check when merging "ctl" and "unet").  Today:
+	 * with a check when merging "unet").  Today:
 	 * unknown, or an invalid -n setting.
 	 */
-	{ "--balloon (ctl)",
-	  { "--balloon" },
-	  UNKNOWN,
-	  NULL,
-	  "unknown option '--balloon'" },
 	{ "--no-dhcp (unet)",
 	  { "--no-dhcp" },
 	  UNKNOWN,

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The running machine's side of the control socket (ctl.h): what 'lkvm
+ * stop', pause, resume, debug, stat and balloon do to this lkvm.
+ */
+#ifndef RVKVM_KVM_CTL_H
+#define RVKVM_KVM_CTL_H
+
+struct machine;
+
+/* Serve m's control socket: 0 or -errno having said why. */
+int kvm_ctl_start(struct machine *m);
+/* Stop serving and remove the socket. */
+void kvm_ctl_stop(struct machine *m);
+
+#endif
