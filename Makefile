@@ -45,7 +45,7 @@ RV_LDFLAGS := -static -pthread -L$(SYSROOT)/usr/lib/riscv64-linux-gnu
 RV_LIBS    := -lfdt -lz -luring
 LKVM_SRCS  := $(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c)
 
-.PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
+.PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit passt-root \
 	fuzz fuzz-check format-check e2e check run run-host bench clean \
 	distclean
 
@@ -79,12 +79,19 @@ lkvm:
 endif
 
 riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
-	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio
+	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root
 
 # Debian's riscv64 fio and the libraries it loads, for the fio verify case
 # and make bench (scripts/fio-root.sh).
 $(BUILD)/images/fio-root/fio: scripts/fio-root.sh scripts/riscv64-fio-packages.txt | $(DEPS)
 	scripts/fio-root.sh $(BUILD)/images/fio-root
+
+# Debian's riscv64 passt and its C library for the emulated host, where lkvm
+# runs it for user-mode networking (scripts/passt-root.sh).
+PASST_ROOT := $(BUILD)/images/passt-root/usr/bin/passt
+passt-root: $(PASST_ROOT)
+$(PASST_ROOT): scripts/passt-root.sh scripts/riscv64-passt-packages.txt | $(DEPS)
+	scripts/passt-root.sh $(BUILD)/images/passt-root
 
 # An ext4 image for the virtio-blk end-to-end case.
 $(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)
@@ -145,15 +152,15 @@ check: $(DEPS)
 e2e: $(DEPS)
 	@MAKE="$(MAKE)" scripts/check.sh e2e
 
-run: $(DEPS) kernel lkvm
+run: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm --interactive --test scripts/host-run-guest.sh
 
 # Figures, not tests: lkvm start -> guest init, peak RSS.
-bench: $(DEPS) kernel lkvm
+bench: $(DEPS) kernel lkvm passt-root
 	@scripts/bench.sh
 
 # The emulated host alone, with lkvm and the images in /rvkvm.
-run-host: $(DEPS) kernel lkvm
+run-host: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm
 
 clean:

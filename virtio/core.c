@@ -325,6 +325,13 @@ void virtio_core_isr_ack_locked(struct virtio_core *c, uint32_t bits)
 	core_update_irq(c);
 }
 
+void virtio_core_config_changed_locked(struct virtio_core *c)
+{
+	c->config_generation++;
+	if (c->status & VIRTIO_STATUS_DRIVER_OK)
+		core_interrupt(c, VIRTIO_INT_CONFIG, VIRTIO_MSI_CONFIG);
+}
+
 uint32_t virtio_core_isr_take_locked(struct virtio_core *c)
 {
 	uint32_t isr = c->isr;

@@ -111,6 +111,12 @@ int virtio_core_process(struct virtio_core *c, unsigned int q,
 /* Lock held.  Interrupt the driver for queue q if it wants to be. */
 void virtio_core_signal_used(struct virtio_core *c, unsigned int q);
 
+/*
+ * Lock held.  The device changed its configuration space: a new
+ * generation, and a configuration change interrupt once the driver is up.
+ */
+void virtio_core_config_changed_locked(struct virtio_core *c);
+
 /* --- for the register front-ends (lock held) --------------------------- */
 
 /* Full device reset (status 0, or system reset). */
