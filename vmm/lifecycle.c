@@ -92,7 +92,10 @@ static int step_devices_up(struct machine *m)
 	if (!ret && cfg->rng)
 		ret = board_rng_up(&m->board);
 	ret = ret ?: disks_up(&m->disks, cfg, &m->board);
-	ret = ret ?: nics_up(&m->nics, cfg, &m->board, &m->io);
+	ret = ret ?: nics_up(&m->nics, cfg, &m->board, &m->io, m->sfd);
+	/* A signal while waiting for passt: record the stop (status 3). */
+	if (ret == -EINTR)
+		signals_poll_stop(&m->vm, m->sfd);
 	if (ret)
 		step_devices_down(m); /* the failing part has said why */
 	return ret;

@@ -202,9 +202,10 @@ static void nic_host_close(struct nic *nic)
 
 /* passt for a user-mode NIC; 1: not installed, leave the default out. */
 static int nic_user_open(struct nic *nic, const struct nic_config *cfg,
-			 bool no_dhcp)
+			 bool no_dhcp, int cancel_fd)
 {
-	int ret = usernet_open(&nic->user, cfg, no_dhcp, VIRTIO_NET_HDR_SIZE);
+	int ret = usernet_open(&nic->user, cfg, no_dhcp, VIRTIO_NET_HDR_SIZE,
+			       cancel_fd);
 
 	if (ret != -ENOENT)
 		return ret;
@@ -218,7 +219,7 @@ static int nic_user_open(struct nic *nic, const struct nic_config *cfg,
 
 /* The host side of a NIC: wake-up eventfd, the tap or passt. */
 static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
-			 bool no_dhcp)
+			 bool no_dhcp, int cancel_fd)
 {
 	int ret;
 
@@ -229,7 +230,7 @@ static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
 		pr_err("-n: out of memory or file descriptors");
 		ret = -ENOMEM;
 	} else if (nic->mode == NIC_MODE_USER) {
-		ret = nic_user_open(nic, cfg, no_dhcp);
+		ret = nic_user_open(nic, cfg, no_dhcp, cancel_fd);
 	} else {
 		ret = tap_open(&nic->tap, cfg);
 	}
@@ -242,7 +243,7 @@ static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
 }
 
 static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
-		  struct board *b, struct iothread *io)
+		  struct board *b, struct iothread *io, int cancel_fd)
 {
 	struct nic *nic = &n->nic[n->nr];
 	struct virtio_net_backend be = { .opaque = nic };
@@ -254,7 +255,7 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 			     .tap.fd = -1,
 			     .user.fd = -1,
 			     .wake_fd = -1 };
-	ret = nic_host_open(nic, cfg, no_dhcp);
+	ret = nic_host_open(nic, cfg, no_dhcp, cancel_fd);
 	if (ret)
 		return ret > 0 ? 0 : ret;
 	slot = board_virtio_slot_on(b, "-n", cfg->transport);
@@ -281,14 +282,15 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 }
 
 int nics_up(struct nics *n, const struct vm_config *cfg, struct board *b,
-	    struct iothread *io)
+	    struct iothread *io, int cancel_fd)
 {
 	int ret = 0;
 
 	n->nr = 0;
 	for (unsigned int i = 0; !ret && i < cfg->nr_nics; i++)
 		if (cfg->nics[i].mode != NIC_MODE_NONE)
-			ret = nic_up(n, &cfg->nics[i], cfg->no_dhcp, b, io);
+			ret = nic_up(n, &cfg->nics[i], cfg->no_dhcp, b, io,
+				     cancel_fd);
 	return ret;
 }
 

@@ -38,10 +38,11 @@ struct nics {
 /*
  * Every NIC of cfg; 0, or -errno after one line saying why.  The default
  * NIC (no -n) is left out, with a warning, when passt is not installed;
- * an explicit mode=user then fails.
+ * an explicit mode=user then fails.  -EINTR (nothing printed) when
+ * cancel_fd (the signalfd) became readable while waiting for passt.
  */
 int nics_up(struct nics *n, const struct vm_config *cfg, struct board *b,
-	    struct iothread *io);
+	    struct iothread *io, int cancel_fd);
 /* Put every NIC's backend fd and wake-up fd on the I/O thread. */
 int nics_watch(struct nics *n);
 /* Stop every NIC: close taps, kill and reap passt. */

@@ -185,15 +185,20 @@ static int usernet_spawn(struct usernet *u, char *const argv[], int sock,
 }
 
 /* Wait for passt's PID on the pipe: 0 when it is ready. */
-static int usernet_wait_ready(struct usernet *u, int in)
+static int usernet_wait_ready(struct usernet *u, int in, int cancel_fd)
 {
-	struct pollfd pfd = { .fd = in, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = in, .events = POLLIN },
+		{ .fd = cancel_fd, .events = POLLIN },
+	};
 	char buf[32], why[64];
 	int n;
 
 	do
-		n = poll(&pfd, 1, USERNET_START_MS);
+		n = poll(pfd, cancel_fd >= 0 ? 2 : 1, USERNET_START_MS);
 	while (n < 0 && errno == EINTR);
+	if (n > 0 && !pfd[0].revents)
+		return -EINTR; /* a stop request: the caller reads it */
 	if (n == 0) {
 		pr_err("user-mode network: passt did not start within %d s",
 		       USERNET_START_MS / 1000);
@@ -255,7 +260,7 @@ static int usernet_start(struct usernet *u, const struct usernet_argv *a,
 }
 
 int usernet_open(struct usernet *u, const struct nic_config *nic, bool no_dhcp,
-		 size_t headroom)
+		 size_t headroom, int cancel_fd)
 {
 	struct usernet_argv a;
 	int ret, in = -1;
@@ -280,7 +285,7 @@ int usernet_open(struct usernet *u, const struct nic_config *nic, bool no_dhcp,
 		pr_err("user-mode network: cannot start %s: %s", u->passt,
 		       strerror(-ret));
 	else
-		ret = usernet_wait_ready(u, in);
+		ret = usernet_wait_ready(u, in, cancel_fd);
 	if (in >= 0)
 		close(in);
 	if (ret)

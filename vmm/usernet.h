@@ -63,10 +63,12 @@ int usernet_find_passt(char *path, size_t size);
 
 /*
  * Find and start passt for nic, wait until it is ready.  0; -ENOENT when
- * passt is not installed (nothing printed); other -errno after one line.
+ * passt is not installed (nothing printed); -EINTR, nothing printed, when
+ * cancel_fd (a signalfd, or -1) became readable meanwhile; other -errno
+ * after one line.
  */
 int usernet_open(struct usernet *u, const struct nic_config *nic, bool no_dhcp,
-		 size_t headroom);
+		 size_t headroom, int cancel_fd);
 
 /*
  * Send one Ethernet frame.  0 (sent, or the tail queued to go first with

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -114,6 +116,129 @@ static void test_find_passt_on_path(void **state)
 	assert_string_equal(path, want);
 	unlink(want);
 	rmdir(dir);
+	if (old)
+		setenv("PATH", old, 1);
+	free(old);
+}
+
+/*
+ * A fake passt in a fresh directory put first on PATH: a shell script with
+ * body; returns the directory (to remove).  The old PATH in *old.
+ */
+static char *fake_passt(const char *body, char **old)
+{
+	static char dir[64];
+	char path[128];
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/tmp/test_usernet.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/passt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	chmod(path, 0755);
+	*old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	snprintf(path, sizeof(path), "%s:/bin:/usr/bin", dir);
+	setenv("PATH", path, 1);
+	return dir;
+}
+
+static void fake_passt_gone(const char *dir, char *old)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/passt", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/args", dir);
+	unlink(path);
+	rmdir(dir);
+	if (old)
+		setenv("PATH", old, 1);
+	free(old);
+}
+
+/*
+ * Started, ready once it writes its PID to stdout, given the socket as
+ * fd 3 and the arguments; killed and reaped by usernet_close().
+ */
+static void test_open_ready_and_close(void **state)
+{
+	char *old, args[512] = "", path[128];
+	const char *dir;
+	struct usernet u;
+	struct nic_config nic;
+	FILE *f;
+	int n;
+
+	(void)state;
+	dir = fake_passt("echo \"$*\" >\"$(dirname \"$0\")/args\"\n"
+			 "[ -S /proc/self/fd/3 ] || exit 9\n"
+			 "echo $$\nexec sleep 100",
+			 &old);
+	netopt_defaults(&nic, 0, NIC_MODE_USER);
+	assert_int_equal(usernet_open(&u, &nic, true, 12, -1), 0);
+	assert_true(u.pid > 0);
+	assert_true(u.fd >= 0);
+	assert_int_equal(kill(u.pid, 0), 0);
+	snprintf(path, sizeof(path), "%s/args", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = (int)fread(args, 1, sizeof(args) - 1, f);
+	fclose(f);
+	args[n > 0 ? n : 0] = '\0';
+	assert_non_null(strstr(args, "--fd 3 --pid /proc/self/fd/1"));
+	assert_non_null(strstr(args, "--no-dhcp"));
+	usernet_close(&u);
+	assert_int_equal(u.pid, 0);
+	fake_passt_gone(dir, old);
+}
+
+/* A passt that exits at start-up: -EIO, reaped, nothing left open. */
+static void test_open_passt_fails(void **state)
+{
+	struct nic_config nic;
+	struct usernet u;
+	char *old;
+	const char *dir =
+		fake_passt("echo 'passt: bad option' >&2; exit 1", &old);
+
+	(void)state;
+	netopt_defaults(&nic, 0, NIC_MODE_USER);
+	assert_int_equal(usernet_open(&u, &nic, false, 12, -1), -EIO);
+	assert_int_equal(u.pid, 0);
+	assert_int_equal(u.fd, -1);
+	fake_passt_gone(dir, old);
+}
+
+/* A stop request (the signalfd readable) ends the wait for passt. */
+static void test_open_cancelled(void **state)
+{
+	struct nic_config nic;
+	struct usernet u;
+	char *old;
+	const char *dir = fake_passt("exec sleep 100", &old);
+	int efd = eventfd(1, 0);
+
+	(void)state;
+	netopt_defaults(&nic, 0, NIC_MODE_USER);
+	assert_int_equal(usernet_open(&u, &nic, false, 12, efd), -EINTR);
+	assert_int_equal(u.pid, 0);
+	close(efd);
+	fake_passt_gone(dir, old);
+}
+
+static void test_open_not_installed(void **state)
+{
+	struct nic_config nic;
+	struct usernet u;
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	(void)state;
+	setenv("PATH", "/nonexistent", 1);
+	netopt_defaults(&nic, 0, NIC_MODE_USER);
+	assert_int_equal(usernet_open(&u, &nic, false, 12, -1), -ENOENT);
 	if (old)
 		setenv("PATH", old, 1);
 	free(old);
@@ -283,6 +408,10 @@ int main(void)
 		cmocka_unit_test(test_argv_everything),
 		cmocka_unit_test(test_argv_most_forwards_fit),
 		cmocka_unit_test(test_find_passt_on_path),
+		cmocka_unit_test(test_open_ready_and_close),
+		cmocka_unit_test(test_open_passt_fails),
+		cmocka_unit_test(test_open_cancelled),
+		cmocka_unit_test(test_open_not_installed),
 		cmocka_unit_test(test_send_frames),
 		cmocka_unit_test(test_full_socket_keeps_frames_whole),
 		cmocka_unit_test(test_fill),
