@@ -81,12 +81,15 @@ t killed-status [ $rc -eq 0 ]
 t killed-no-zombie [ -z "$(pidof passt)" ]
 
 # 3. No passt on PATH: the default NIC is left out, mode=user fails.
-PATH=/bin lkvm /tmp/u3.log -k Image -i guest-usernet.cpio.gz -m 128 -c 1
+oldpath=$PATH
+PATH=/bin
+lkvm /tmp/u3.log -k Image -i guest-usernet.cpio.gz -m 128 -c 1
+PATH=$oldpath
 t no-passt-default-status [ $rc -eq 0 ]
 t no-passt-default-warns [ "$(grep -c 'passt is not installed' /tmp/u3.log)" -eq 1 ]
 t no-passt-default-no-nic has "guest-no-eth0" /tmp/u3.log
-PATH=/bin ./lkvm run -k Image -i guest-usernet.cpio.gz -m 128 -c 1 \
-	-n mode=user >/tmp/u4.log 2>&1 </dev/null
+PATH=/bin ./lkvm run $irqchip_args -k Image -i guest-usernet.cpio.gz \
+	-m 128 -c 1 -n mode=user >/tmp/u4.log 2>&1 </dev/null
 rc=$?
 sed 's/^/  | /' /tmp/u4.log
 t no-passt-explicit-status-1 [ $rc -eq 1 ]
