@@ -26,7 +26,7 @@ dd if=/dev/urandom of=/tmp/www/hostfile bs=1k count=300 2>/dev/null
 host_md5=$(md5sum /tmp/www/hostfile | cut -d' ' -f1)
 httpd -p 127.0.0.1:8000 -h /tmp/www
 echo "nameserver 127.0.0.1" >/etc/resolv.conf
-nc -u -l -p 53 127.0.0.1 >/tmp/dnsq 2>/dev/null &
+nc -u -l -p 53 >/tmp/dnsq 2>/dev/null &
 dns_pid=$!
 
 # 1. No -n: the default user-mode NIC.
