@@ -11,11 +11,13 @@
 # the default NIC is left out with a warning and an explicit mode=user
 # exits 1; -n mode=none gives no NIC; --no-dhcp gets no DHCP answer.
 . ./lib.sh
+# A lkvm that died early must not kill this script through its ctl fifo.
+trap '' PIPE
 
-# wait_for PATTERN LOG: up to 120 s.
+# wait_for PATTERN LOG: up to 120 s, while lkvm ($pid) runs.
 wait_for() {
 	i=0
-	while ! grep -q "$1" "$2" && [ $i -lt 1200 ]; do
+	while ! grep -q "$1" "$2" && [ $i -lt 1200 ] && kill -0 $pid 2>/dev/null; do
 		sleep 0.1
 		i=$((i + 1))
 	done
