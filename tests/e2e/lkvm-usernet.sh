@@ -28,8 +28,10 @@ dd if=/dev/urandom of=/tmp/www/hostfile bs=1k count=300 2>/dev/null
 host_md5=$(md5sum /tmp/www/hostfile | cut -d' ' -f1)
 httpd -p 127.0.0.1:8000 -h /tmp/www
 echo "nameserver 127.0.0.1" >/etc/resolv.conf
-nc -u -l -p 53 >/tmp/dnsq 2>/dev/null &
+nc -u -l -p 53 >/tmp/dnsq 2>/tmp/dnsq.err &
 dns_pid=$!
+sleep 0.5
+netstat -lun | grep ":53 " || { echo "no UDP listener on port 53:"; cat /tmp/dnsq.err; }
 
 # 1. No -n: the default user-mode NIC.
 mkfifo /tmp/ctl

@@ -21,6 +21,7 @@ chmod 755 /tmp/udhcpc.sh
 ip link set eth0 up
 echo "guest-carrier-at-start: $(cat /sys/class/net/eth0/carrier)"
 if udhcpc -i eth0 -n -q -t 5 -T 2 -s /tmp/udhcpc.sh >/tmp/udhcpc.log 2>&1; then
+	grep "guest-dhcp:" /tmp/udhcpc.log
 	echo "guest-dhcp-ok"
 else
 	echo "guest-dhcp-failed"
