@@ -14,9 +14,12 @@ size() {
 run() {
 	name=$1
 	shift
-	rm -f /tmp/sink
-	nc -l -p 5001 >/tmp/sink 2>/dev/null &
+	rm -f /tmp/sink /tmp/ncin
+	# nc's stdin must not end (busybox nc quits at EOF on stdin).
+	mkfifo /tmp/ncin
+	nc -l -p 5001 </tmp/ncin >/tmp/sink 2>/dev/null &
 	ncpid=$!
+	exec 7>/tmp/ncin
 	"$@" </dev/null >/tmp/net.log 2>&1 &
 	pid=$!
 	t0= t1= i=0
@@ -28,6 +31,7 @@ run() {
 		i=$((i + 1))
 	done
 	kill $ncpid 2>/dev/null
+	exec 7>&-
 	i=0
 	while kill -0 $pid 2>/dev/null && [ $i -lt 300 ]; do
 		sleep 0.1

@@ -28,8 +28,11 @@ dd if=/dev/urandom of=/tmp/www/hostfile bs=1k count=300 2>/dev/null
 host_md5=$(md5sum /tmp/www/hostfile | cut -d' ' -f1)
 httpd -p 127.0.0.1:8000 -h /tmp/www
 echo "nameserver 127.0.0.1" >/etc/resolv.conf
-nc -u -l -p 53 >/tmp/dnsq 2>/tmp/dnsq.err &
+# nc's stdin must not end (busybox nc quits at EOF on stdin).
+mkfifo /tmp/dnsin
+nc -u -l -p 53 </tmp/dnsin >/tmp/dnsq 2>/tmp/dnsq.err &
 dns_pid=$!
+exec 4>/tmp/dnsin
 sleep 0.5
 netstat -lun | grep ":53 " || { echo "no UDP listener on port 53:"; cat /tmp/dnsq.err; }
 
@@ -46,6 +49,7 @@ rc=$?
 exec 3>&-
 sed 's/^/  | /' /tmp/u1.log
 kill $dns_pid 2>/dev/null
+exec 4>&-
 t default-status [ $rc -eq 0 ]
 t default-carrier-up has "guest-carrier-at-start: 1" /tmp/u1.log
 t default-dhcp has "guest-dhcp: ip=192.168.33.15 mask=24 router=192.168.33.1 dns=192.168.33.1" /tmp/u1.log
