@@ -210,7 +210,7 @@ static int nic_user_open(struct nic *nic, const struct nic_config *cfg,
 	if (ret != -ENOENT)
 		return ret;
 	if (cfg->implicit) {
-		pr_warn("passt is not installed (not on PATH): no user-mode network; the guest gets no NIC (-n mode=none says so)");
+		pr_warn("passt is not installed (not on PATH): the guest gets no network (install passt, or give -n mode=none)");
 		return 1;
 	}
 	pr_err("-n mode=user needs passt, which is not installed (not on PATH)");
