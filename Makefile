@@ -79,7 +79,8 @@ lkvm:
 endif
 
 riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
-	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root
+	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root \
+	     $(BUILD)/riscv64/dns-stub
 
 # Debian's riscv64 fio and the libraries it loads, for the fio verify case
 # and make bench (scripts/fio-root.sh).
@@ -100,6 +101,11 @@ $(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)
 $(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $^ -o $@
+
+# A DNS server for the user-mode network case (busybox has none).
+$(BUILD)/riscv64/dns-stub: tests/e2e/dns-stub.c | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(RV_CC) $(RV_CFLAGS) $< -o $@
 
 # A bare-metal guest in Image format (tests/e2e/sbi-probe.S).
 $(BUILD)/riscv64/%.Image: tests/e2e/%.S | $(DEPS)

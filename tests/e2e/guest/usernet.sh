@@ -31,9 +31,10 @@ fi
 if wget -q -T 20 -O /tmp/hostfile http://192.168.33.1:8000/hostfile; then
 	echo "guest-host-file-md5: $(md5sum /tmp/hostfile | cut -d' ' -f1)"
 fi
-# A query for the DNS server DHCP named (passt sends it on to the host's).
-timeout 5 nslookup rvkvm-probe.example 192.168.33.1 >/dev/null 2>&1
-echo "guest-dns-sent"
+# A name through the DNS server DHCP named (passt sends the query on to
+# the host's resolver).
+timeout 10 nslookup rvkvm-probe.example >/tmp/ns.log 2>&1
+echo "guest-dns: $(grep -o "192\.0\.2\.53" /tmp/ns.log | head -1)"
 mkdir -p /tmp/www
 dd if=/dev/urandom of=/tmp/www/blob bs=64k count=16 2>/dev/null
 echo "guest-blob-md5: $(md5sum /tmp/www/blob | cut -d' ' -f1)"
