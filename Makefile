@@ -47,7 +47,7 @@ RV_LIBS    := -lfdt -lz -luring -lseccomp
 LKVM_SRCS  := $(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check format-check e2e check run run-host bench clean kvm-selftests \
+	fuzz fuzz-check format-check e2e check run run-host bench clean kvm-selftests passt-root \
 	distclean
 
 all: lkvm kernel images
@@ -81,8 +81,8 @@ endif
 
 riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
 	     $(BUILD)/riscv64/ctl-peer \
-	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio \
-	     kvm-selftests
+	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root \
+	     $(BUILD)/riscv64/dns-stub kvm-selftests
 
 # The KVM selftests of kernel-patches/, built in the patched kernel tree.
 kvm-selftests: $(BUILD)/riscv64/kvm-selftests/plic_test
@@ -94,6 +94,13 @@ $(BUILD)/riscv64/kvm-selftests/plic_test: kernel-patches/series \
 # and make bench (scripts/fio-root.sh).
 $(BUILD)/images/fio-root/fio: scripts/fio-root.sh scripts/riscv64-fio-packages.txt | $(DEPS)
 	scripts/fio-root.sh $(BUILD)/images/fio-root
+
+# Debian's riscv64 passt and its C library for the emulated host, where lkvm
+# runs it for user-mode networking (scripts/passt-root.sh).
+PASST_ROOT := $(BUILD)/images/passt-root/usr/bin/passt
+passt-root: $(PASST_ROOT)
+$(PASST_ROOT): scripts/passt-root.sh scripts/riscv64-passt-packages.txt | $(DEPS)
+	scripts/passt-root.sh $(BUILD)/images/passt-root
 
 # An ext4 image for the virtio-blk end-to-end case.
 $(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)
@@ -107,6 +114,11 @@ $(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | 
 $(BUILD)/riscv64/ctl-peer: tests/e2e/ctl-peer.c vmm/ctl_proto.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $^ -o $@
+
+# A DNS server for the user-mode network case (busybox has none).
+$(BUILD)/riscv64/dns-stub: tests/e2e/dns-stub.c | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(RV_CC) $(RV_CFLAGS) $< -o $@
 
 # A bare-metal guest in Image format (tests/e2e/sbi-probe.S).
 $(BUILD)/riscv64/%.Image: tests/e2e/%.S | $(DEPS)
@@ -159,15 +171,15 @@ check: $(DEPS)
 e2e: $(DEPS)
 	@MAKE="$(MAKE)" scripts/check.sh e2e
 
-run: $(DEPS) kernel lkvm
+run: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm --interactive --test scripts/host-run-guest.sh
 
 # Figures, not tests: lkvm start -> guest init, peak RSS.
-bench: $(DEPS) kernel lkvm
+bench: $(DEPS) kernel lkvm passt-root
 	@scripts/bench.sh
 
 # The emulated host alone, with lkvm and the images in /rvkvm.
-run-host: $(DEPS) kernel lkvm
+run-host: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm
 
 clean:

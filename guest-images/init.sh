@@ -31,6 +31,24 @@ fi
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mkdir -p /proc /sys /dev /tmp /run /etc
 mount -t proc proc /proc
+
+# The host moves its root from the initramfs (rootfs) to a tmpfs first:
+# passt, lkvm's user-mode network, isolates itself with pivot_root(2),
+# which a process whose root is the rootfs cannot do.  switch_root frees
+# the initramfs copy and runs /init again on the tmpfs.
+if grep -q "rvkvm.role=host" /proc/cmdline && [ ! -e /.rvkvm-tmpfs-root ]; then
+	mkdir -p /newroot
+	mount -t tmpfs -o mode=755 tmpfs /newroot
+	for f in /*; do
+		case "$f" in
+		/proc | /newroot) mkdir -p "/newroot$f" ;;
+		*) cp -a "$f" /newroot/ ;;
+		esac
+	done
+	touch /newroot/.rvkvm-tmpfs-root
+	umount /proc
+	exec switch_root /newroot /init
+fi
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp

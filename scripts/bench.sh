@@ -33,7 +33,10 @@ want blk && bench "virtio-blk throughput and exits per MiB" \
 	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-blk.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-blk.sh"
-want net && bench "guest to host TCP over virtio-net and a tap" \
+# lkvm's tap and user-mode network (passt) and, if KVMTOOL names a riscv64
+# kvmtool binary, kvmtool's user-mode network, in turns on one AIA host.
+want net && bench "guest to host TCP: lkvm tap and user-mode${KVMTOOL:+, kvmtool user-mode}" \
+	--aia "${kvmtool_add[@]}" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-net.sh"
 want 9p && bench "9p read and write throughput${KVMTOOL:+, lkvm and kvmtool}" \

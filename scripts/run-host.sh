@@ -9,8 +9,10 @@
 #                     status of run-host.sh is then SCRIPT's exit status
 #   --interactive     with --test: SCRIPT gets this terminal (make run)
 #   --add SRC:DEST    add a file or directory to the host image (repeatable)
-#   --lkvm            add lkvm (/rvkvm/lkvm), the kernel (/rvkvm/Image) and a
+#   --lkvm            add lkvm (/rvkvm/lkvm), the kernel (/rvkvm/Image), a
 #                     guest initramfs with a shell (/rvkvm/guest.cpio.gz)
+#                     and passt (/usr/bin/passt with its loader and libc:
+#                     lkvm's user-mode network, 'make passt-root')
 #   --guest-test S    also add a guest initramfs that runs script S, as
 #                     /rvkvm/guest-<S without .sh>.cpio.gz (repeatable);
 #                     implies --lkvm
@@ -75,9 +77,13 @@ initrd=$work/host-initramfs.cpio.gz
 if [ $lkvm -eq 1 ]; then
 	lkvm_bin=$RVKVM_BUILD/riscv64/lkvm
 	[ -x "$lkvm_bin" ] || { echo "run-host: no lkvm at $lkvm_bin (run 'make lkvm')" >&2; exit 2; }
+	passt=$RVKVM_BUILD/images/passt-root
+	[ -x "$passt/usr/bin/passt" ] || { echo "run-host: no passt in $passt (run 'make passt-root')" >&2; exit 2; }
 	"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$work/guest.cpio.gz"
 	adds+=(--add "$lkvm_bin:/rvkvm/lkvm" --add "$kernel:/rvkvm/Image"
-		--add "$work/guest.cpio.gz:/rvkvm/guest.cpio.gz")
+		--add "$work/guest.cpio.gz:/rvkvm/guest.cpio.gz"
+		--add "$passt/usr/bin/passt:/usr/bin/passt"
+		--add "$passt/lib:/lib")
 fi
 for g in "${guest_tests[@]}"; do
 	name=guest-$(basename "$g" .sh).cpio.gz

@@ -208,7 +208,7 @@ void virtio_balloon_set_target(struct virtio_balloon *b, uint32_t pages)
 {
 	virtio_mmio_lock(&b->vm);
 	b->info.num_pages = pages;
-	virtio_core_config_changed(&b->vm.core);
+	virtio_core_config_changed_locked(&b->vm.core);
 	virtio_mmio_unlock(&b->vm);
 }
 

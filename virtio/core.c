@@ -50,13 +50,6 @@ static void core_needs_reset(struct virtio_core *c)
 	core_interrupt(c, VIRTIO_INT_CONFIG, VIRTIO_MSI_CONFIG);
 }
 
-void virtio_core_config_changed(struct virtio_core *c)
-{
-	c->config_generation++;
-	if (c->status & VIRTIO_STATUS_DRIVER_OK)
-		core_interrupt(c, VIRTIO_INT_CONFIG, VIRTIO_MSI_CONFIG);
-}
-
 static void core_check_broken(struct virtio_core *c)
 {
 	for (unsigned int q = 0; q < c->dev.num_queues; q++)
@@ -330,6 +323,13 @@ void virtio_core_isr_ack_locked(struct virtio_core *c, uint32_t bits)
 {
 	c->isr &= ~bits;
 	core_update_irq(c);
+}
+
+void virtio_core_config_changed_locked(struct virtio_core *c)
+{
+	c->config_generation++;
+	if (c->status & VIRTIO_STATUS_DRIVER_OK)
+		core_interrupt(c, VIRTIO_INT_CONFIG, VIRTIO_MSI_CONFIG);
 }
 
 uint32_t virtio_core_isr_take_locked(struct virtio_core *c)

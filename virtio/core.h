@@ -113,9 +113,9 @@ void virtio_core_signal_used(struct virtio_core *c, unsigned int q);
 
 /*
  * Lock held.  The device changed its configuration space: a new
- * generation and a configuration change interrupt (if DRIVER_OK).
+ * generation, and a configuration change interrupt once the driver is up.
  */
-void virtio_core_config_changed(struct virtio_core *c);
+void virtio_core_config_changed_locked(struct virtio_core *c);
 
 /* --- for the register front-ends (lock held) --------------------------- */
 

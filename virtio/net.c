@@ -344,6 +344,15 @@ int virtio_net_init(struct virtio_net *net, const struct dev_res *res,
 	return ret;
 }
 
+void virtio_net_set_link(struct virtio_net *net, bool up)
+{
+	virtio_mmio_lock(&net->vm);
+	mmio_data_put(net->config + VIRTIO_NET_CFG_STATUS, 2,
+		      up ? VIRTIO_NET_S_LINK_UP : 0);
+	virtio_core_config_changed_locked(&net->vm.core);
+	virtio_mmio_unlock(&net->vm);
+}
+
 void virtio_net_destroy(struct virtio_net *net)
 {
 	virtio_mmio_destroy(&net->vm);

@@ -6,7 +6,8 @@
  * Offers MAC, STATUS and MRG_RXBUF; when the backend says it can take and
  * give offloaded frames (backend.offloads) also CSUM, GUEST_CSUM,
  * HOST_TSO4/6, HOST_ECN, GUEST_TSO4/6 and GUEST_ECN.  Configuration space
- * (read-only): mac[6], le16 status (always VIRTIO_NET_S_LINK_UP),
+ * (read-only): mac[6], le16 status (VIRTIO_NET_S_LINK_UP until the
+ * backend reports the link down, virtio_net_set_link()),
  * le16 max_virtqueue_pairs (1).
  *
  * Every packet has a 12-byte struct virtio_net_hdr_v1 in front (VERSION_1:
@@ -174,6 +175,13 @@ int virtio_net_init(struct virtio_net *net, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,
 		    const struct virtio_net_backend *be);
 void virtio_net_destroy(struct virtio_net *net);
+
+/*
+ * The link is up or down (e.g. the user-mode stack died): the status in
+ * the configuration space, and a configuration change interrupt if the
+ * driver is running.  Takes vm.lock.
+ */
+void virtio_net_set_link(struct virtio_net *net, bool up);
 
 /*
  * Deliver one received frame (header + packet) to the guest.  Takes

@@ -6,7 +6,6 @@
  * exits or touches globals.
  */
 #include <ctype.h>
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,11 +18,14 @@
 #include "isa.h"
 #include "lib/log.h"
 #include "sandbox.h"
+#include "netopt.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
 #define CLI_UNUSED __attribute__((unused))
+/* The longest -n SPEC lkvm keeps after dropping no-op kvmtool keys. */
+#define CLI_NET_SPEC_MAX 1024
 
 #define HELP_COL 32   /* where the help text of an option starts */
 #define HELP_WIDTH 79 /* wrap the extension lists here */
@@ -664,76 +666,6 @@ static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	return 0;
 }
 
-/* Copy a -n value into a fixed field; false when it does not fit. */
-static bool nic_copy(char *dst, size_t size, const char *v, size_t n)
-{
-	if (!n || n >= size)
-		return false;
-	memcpy(dst, v, n);
-	dst[n] = '\0';
-	return true;
-}
-
-static bool nic_parse_mac(uint8_t *mac, const char *v, size_t n)
-{
-	unsigned int b[6];
-	char tail;
-	char buf[24];
-
-	if (n >= sizeof(buf))
-		return false;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	if (sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &tail) != 6 ||
-	    (b[0] & 1))
-		return false;
-	for (int i = 0; i < 6; i++)
-		mac[i] = b[i];
-	return true;
-}
-
-static bool nic_parse_ip(char *dst, const char *v, size_t n)
-{
-	struct in_addr a;
-
-	return nic_copy(dst, CONFIG_IP_MAX, v, n) &&
-	       inet_pton(AF_INET, dst, &a);
-}
-
-/* One "key=value" of -n; false when the key or value is bad. */
-static bool nic_set(struct nic_config *nic, const char *kv, size_t n)
-{
-	const char *eq = memchr(kv, '=', n);
-	size_t klen = eq ? (size_t)(eq - kv) : n, vlen = eq ? n - klen - 1 : 0;
-	const char *v = eq ? eq + 1 : "";
-
-#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(kv, k, klen))
-	if (KEY("mode") && vlen == 3 && !strncmp(v, "tap", 3))
-		return (nic->tap = true);
-	if (KEY("mode") && vlen == 4 && !strncmp(v, "none", 4))
-		return !(nic->tap = false);
-	if (KEY("tapif"))
-		return nic_copy(nic->tapif, sizeof(nic->tapif), v, vlen);
-	if (KEY("guest_mac"))
-		return nic_parse_mac(nic->mac, v, vlen);
-	if (KEY("host_ip"))
-		return nic_parse_ip(nic->host_ip, v, vlen);
-	if (KEY("guest_ip"))
-		return nic_parse_ip(nic->guest_ip, v, vlen);
-	if (KEY("script"))
-		return nic_copy(nic->script, sizeof(nic->script), v, vlen);
-	if (KEY("downscript"))
-		return nic_copy(nic->downscript, sizeof(nic->downscript), v,
-				vlen);
-	if (KEY("trans") && vlen == 4 && !strncmp(v, "mmio", 4))
-		return !!(nic->transport = VIRTIO_TRANSPORT_MMIO);
-	if (KEY("trans") && vlen == 3 && !strncmp(v, "pci", 3))
-		return !!(nic->transport = VIRTIO_TRANSPORT_PCI);
-#undef KEY
-	return false;
-}
-
 /*
  * kvmtool's -n keys lkvm refuses, with what is missing: one "key=value"
  * (n bytes at kv).  vhost=0 and mq=0/1 are what lkvm does anyway.
@@ -767,38 +699,44 @@ static int nic_refuse(struct cli_run *r, const char *kv, size_t n,
 	return 0;
 }
 
-/* -n mode=tap|none[,tapif=..][,guest_mac=..][,host_ip=..][,guest_ip=..]... */
+/* -n SPEC: kvmtool's settings (vmm/netopt.h); mode=none adds no NIC. */
 static int set_network(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		       const char *arg)
 {
 	unsigned int i = r->cfg->nr_nics;
-	struct nic_config *nic = &r->cfg->nics[i];
-	const char *p = arg;
+	struct nic_config nic;
+	char spec[CLI_NET_SPEC_MAX];
+	const char *bad, *p;
+	size_t len = 0, n;
+	int ret;
 
+	/* kvmtool keys lkvm refuses, or accepts as what it does anyway. */
+	for (p = arg; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		ret = nic_refuse(r, p, n, arg);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			continue;
+		if (len + n + 2 > sizeof(spec))
+			return cli_err(r, "--network '%s' is too long", arg);
+		if (len)
+			spec[len++] = ',';
+		memcpy(spec + len, p, n);
+		len += n;
+	}
+	spec[len] = '\0';
+	if (netopt_parse(&nic, i, spec, &bad, &n))
+		return cli_err(r, "invalid --network setting '%.*s' in '%s'",
+			       (int)n, bad, arg);
+	if (nic.mode == NIC_MODE_NONE) {
+		r->cfg->no_net = true;
+		return 0;
+	}
 	if (i == CONFIG_MAX_NICS)
 		return cli_err(r, "too many networks (at most %d)",
 			       CONFIG_MAX_NICS);
-	*nic = (struct nic_config){
-		.tap = true,
-		.mac = { 0x02, 0x15, 0x15, 0x15, 0x15, 0x15 + i },
-		.host_ip = "192.168.33.1",
-		.guest_ip = "192.168.33.15",
-		.script = "none",
-		.downscript = "none",
-	};
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		int refused = nic_refuse(r, p, n, arg);
-
-		if (refused < 0)
-			return refused;
-		if (!refused && !nic_set(nic, p, n))
-			return cli_err(
-				r, "invalid --network setting '%.*s' in '%s'",
-				(int)n, p, arg);
-		p += n + (p[n] == ',');
-	}
-	r->cfg->nr_nics++;
+	r->cfg->nics[r->cfg->nr_nics++] = nic;
 	return 0;
 }
 
@@ -937,13 +875,25 @@ static const struct cli_opt cli_opts[] = {
 
 	{ .help = "Networking options:" },
 	{ OPT("network", 'n', "SPEC", set_network,
-	      "virtio-net over a tap: mode=tap|none,\n"
-	      "tapif=NAME, guest_mac=MAC (02:15:15:15:15:15,\n"
-	      "then :16), host_ip=IP (192.168.33.1, given to\n"
-	      "the tap when script=none), guest_ip=IP\n"
-	      "(192.168.33.15), script=PATH|none,\n"
-	      "downscript=PATH|none, trans=pci|mmio (default:\n"
-	      "--virtio-transport).  Without -n: no network") },
+	      "A virtio-net NIC: mode=tap|user|none (default\n"
+	      "tap; none: no NIC at all), guest_mac=MAC\n"
+	      "(02:15:15:15:15:15, then :16), host_ip=IP\n"
+	      "(192.168.33.1: the tap's address, or the\n"
+	      "user-mode gateway where the host's own\n"
+	      "services answer), guest_ip=IP (192.168.33.15,\n"
+	      "user mode: given by DHCP, /24), trans=pci|mmio\n"
+	      "(default: --virtio-transport).  tap:\n"
+	      "tapif=NAME, script=PATH|none,\n"
+	      "downscript=PATH|none.  user (passt):\n"
+	      "host_mac=MAC (02:01:01:01:01:01),\n"
+	      "fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT (host\n"
+	      "port to guest port; repeatable).  Without -n:\n"
+	      "one user-mode NIC (no NIC, with a warning, if\n"
+	      "passt is not installed)") },
+	{ OPT("no-dhcp", 0, NULL, set_true,
+	      "The user-mode network answers no DHCP: the\n"
+	      "guest sets its address itself"),
+	  .field = CFG(no_dhcp) },
 
 	{ .help = "VFIO options:" },
 	{ OPT("vfio-pci", 0, "BDF", set_refused,
@@ -1266,6 +1216,12 @@ static int run_finish(struct cli_run *r)
 		cfg->dev = "/dev/kvm";
 	if (cfg->transport == VIRTIO_TRANSPORT_DEFAULT)
 		cfg->transport = VIRTIO_TRANSPORT_PCI;
+	/* kvmtool's rule: no -n at all means one user-mode NIC. */
+	if (!cfg->nr_nics && !cfg->no_net) {
+		netopt_defaults(&cfg->nics[0], 0, NIC_MODE_USER);
+		cfg->nics[0].implicit = true;
+		cfg->nr_nics = 1;
+	}
 	cfg->pid = host->pid;
 	return sandbox_finish(r) ?: cmdline_build(r);
 }

@@ -46,19 +46,40 @@ enum virtio_transport {
 #define CONFIG_IP_MAX 16     /* "255.255.255.255" */
 #define CONFIG_PATH_MAX 4096
 
-/* One -d/--disk: path[,ro][,direct]. */
-/* One -n/--network: mode=tap|none and kvmtool's tap options. */
+/* -n mode=: what backs a NIC. */
+enum nic_mode {
+	NIC_MODE_NONE, /* mode=none: no NIC at all (not even the default) */
+	NIC_MODE_TAP,  /* a tap device (kvmtool's default for -n) */
+	NIC_MODE_USER, /* user-mode networking: a passt process */
+};
+
+/* Port forwards one user-mode NIC may have (fwd=, vmm/netopt.h). */
+#define CONFIG_MAX_FWDS 8
+
+/* One fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT of a user-mode NIC. */
+struct nic_fwd {
+	bool udp;
+	char addr[CONFIG_IP_MAX]; /* host address to bind; "" = all */
+	uint16_t host_port, guest_port;
+};
+
+/* One -n/--network: kvmtool's settings, see vmm/netopt.h. */
 struct nic_config {
-	bool tap;		       /* mode=tap (false: none) */
+	enum nic_mode mode;
+	bool implicit;		       /* the default NIC: no -n given */
 	char tapif[CONFIG_IFNAME_MAX]; /* "" = kernel picks */
-	uint8_t mac[6];
+	uint8_t mac[6];		       /* guest_mac */
+	uint8_t host_mac[6];	       /* host_mac (user mode) */
 	char host_ip[CONFIG_IP_MAX];
 	char guest_ip[CONFIG_IP_MAX];
 	char script[CONFIG_PATH_MAX]; /* "none" = lkvm sets host_ip */
 	char downscript[CONFIG_PATH_MAX];
 	enum virtio_transport transport; /* trans=; DEFAULT: the global */
+	struct nic_fwd fwd[CONFIG_MAX_FWDS];
+	unsigned int nr_fwd;
 };
 
+/* One -d/--disk: path[,ro][,direct]. */
 /* Request queues a disk may have (virtio-mmio's VIRTIO_MMIO_MAX_QUEUES). */
 #define CONFIG_MAX_DISK_QUEUES 8
 
@@ -114,7 +135,9 @@ struct vm_config {
 	bool sandbox;
 	char **sandbox_argv; /* COMMAND [ARGS], NULL-terminated */
 	const char *sandbox_script;
-	long pid; /* lkvm's, names the sandbox's run directory */
+	long pid;     /* lkvm's, names the sandbox's run directory */
+	bool no_net;  /* -n mode=none: no default NIC */
+	bool no_dhcp; /* --no-dhcp */
 	bool debug;
 	int loglevel; /* enum log_level */
 

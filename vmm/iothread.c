@@ -38,7 +38,9 @@ int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
 	if (t->nr_fds == IOTHREAD_MAX_FDS)
 		return -ENOSPC;
 	f = &t->fds[t->nr_fds];
-	*f = (struct iothread_fd){ fd, handler, opaque };
+	*f = (struct iothread_fd){ .fd = fd,
+				   .handler = handler,
+				   .opaque = opaque };
 	ev.data.ptr = f;
 	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
@@ -90,15 +92,18 @@ void iothread_stop(struct iothread *t)
 int iothread_watch(struct iothread *t, int fd, bool on)
 {
 	for (unsigned int i = 0; i < t->nr_fds; i++) {
-		struct epoll_event ev = {
-			.events = on ? EPOLLIN : 0,
-			.data.ptr = &t->fds[i],
-		};
+		struct iothread_fd *f = &t->fds[i];
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = f };
 
-		if (t->fds[i].fd == fd)
-			return epoll_ctl(t->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 ?
-				       -errno :
-				       0;
+		if (f->fd != fd)
+			continue;
+		if (f->off == !on)
+			return 0;
+		if (epoll_ctl(t->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd,
+			      &ev) < 0)
+			return -errno;
+		f->off = !on;
+		return 0;
 	}
 	return -ENOENT;
 }

@@ -17,6 +17,7 @@ struct iothread_fd {
 	int fd;
 	void (*handler)(void *opaque);
 	void *opaque;
+	bool off; /* taken out of the epoll set by iothread_watch() */
 };
 
 struct iothread {
@@ -33,7 +34,10 @@ int iothread_init(struct iothread *t);
 int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
 		 void *opaque);
 int iothread_start(struct iothread *t);
-/* Stop or resume watching fd (added before); safe from any thread. */
+/*
+ * Stop or resume watching fd (added before); safe from any thread.  A
+ * stopped fd is out of the epoll set, so not even a hang-up wakes it.
+ */
 int iothread_watch(struct iothread *t, int fd, bool on);
 /* Stop and join the thread (if it started), close the epoll and quit fds. */
 void iothread_stop(struct iothread *t);

@@ -97,10 +97,13 @@ static int step_devices_up(struct machine *m)
 	if (!ret && cfg->rng)
 		ret = board_rng_up(&m->board);
 	ret = ret ?: disks_up(&m->disks, cfg, &m->board);
-	ret = ret ?: nics_up(&m->nics, cfg, &m->board, &m->io);
+	ret = ret ?: nics_up(&m->nics, cfg, &m->board, &m->io, m->sfd);
 	ret = ret ?: shares_up(&m->shares, cfg, &m->board);
 	if (!ret && cfg->balloon)
 		ret = board_balloon_up(&m->board);
+	/* A signal while waiting for passt: record the stop (status 3). */
+	if (ret == -EINTR)
+		signals_poll_stop(&m->vm, m->sfd);
 	if (ret)
 		step_devices_down(m); /* the failing part has said why */
 	return ret;

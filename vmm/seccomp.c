@@ -158,6 +158,14 @@ static const struct sc_rule allowed[] = {
 	{ "setsockopt", SC_ANY },
 	{ "geteuid", SC_ANY },
 	{ "recvfrom", SC_ANY },
+	/*
+	 * User-mode networking (usernet.c): frames to and from passt over
+	 * its socket; when passt dies or lkvm exits, passt is killed and
+	 * reaped (it was spawned before the filter).
+	 */
+	{ "sendmsg", SC_ANY },
+	{ "kill", SC_ANY },
+	{ "wait4", SC_ANY },
 	/* KVM (vCPU threads, I/O thread, reboots) and the terminal. */
 	{ "ioctl", SC_IOCTL },
 };
@@ -374,7 +382,8 @@ int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64)
 static const char *downscript(const struct vm_config *cfg)
 {
 	for (unsigned int i = 0; i < cfg->nr_nics; i++)
-		if (cfg->nics[i].tap && strcmp(cfg->nics[i].downscript, "none"))
+		if (cfg->nics[i].mode == NIC_MODE_TAP &&
+		    strcmp(cfg->nics[i].downscript, "none"))
 			return cfg->nics[i].downscript;
 	return NULL;
 }

@@ -769,7 +769,8 @@ static void test_networks(void **state)
 			     "Image"));
 	assert_int_equal(r->cfg.nr_nics, 2);
 	n = &r->cfg.nics[0];
-	assert_true(n->tap);
+	assert_int_equal(n->mode, NIC_MODE_TAP);
+	assert_false(n->implicit);
 	assert_memory_equal(n->mac, "\x02\x15\x15\x15\x15\x15", 6);
 	assert_string_equal(n->host_ip, "192.168.33.1");
 	assert_string_equal(n->guest_ip, "192.168.33.15");
@@ -783,14 +784,44 @@ static void test_networks(void **state)
 	assert_string_equal(n->script, "/s");
 	assert_string_equal(n->downscript, "/d");
 	res_free(r);
-	/* A second NIC gets the next MAC; mode=none is accepted. */
+	/*
+	 * As in kvmtool, mode=none adds no NIC (the next one still gets the
+	 * first MAC) and keeps the default user-mode NIC away.
+	 */
 	r = expect_run(
 		parse("run", "-n", "mode=none", "-n", "mode=tap", "Image"));
-	assert_false(r->cfg.nics[0].tap);
-	assert_memory_equal(r->cfg.nics[1].mac, "\x02\x15\x15\x15\x15\x16", 6);
+	assert_int_equal(r->cfg.nr_nics, 1);
+	assert_true(r->cfg.no_net);
+	assert_int_equal(r->cfg.nics[0].mode, NIC_MODE_TAP);
+	assert_memory_equal(r->cfg.nics[0].mac, "\x02\x15\x15\x15\x15\x15", 6);
 	res_free(r);
-	expect_error(parse("run", "-n", "mode=user", "Image"),
-		     "invalid --network setting 'mode=user' in 'mode=user'");
+	r = expect_run(parse("run", "-n", "mode=none", "Image"));
+	assert_int_equal(r->cfg.nr_nics, 0);
+	res_free(r);
+	/* No -n at all: one user-mode NIC with kvmtool's addresses. */
+	r = expect_run(parse("run", "Image"));
+	assert_int_equal(r->cfg.nr_nics, 1);
+	n = &r->cfg.nics[0];
+	assert_int_equal(n->mode, NIC_MODE_USER);
+	assert_true(n->implicit);
+	assert_string_equal(n->guest_ip, "192.168.33.15");
+	assert_string_equal(n->host_ip, "192.168.33.1");
+	assert_memory_equal(n->host_mac, "\x02\x01\x01\x01\x01\x01", 6);
+	assert_false(r->cfg.no_dhcp);
+	res_free(r);
+	r = expect_run(parse("run", "-n", "mode=user,fwd=tcp:2222:22",
+			     "--no-dhcp", "Image"));
+	assert_int_equal(r->cfg.nr_nics, 1);
+	assert_int_equal(r->cfg.nics[0].mode, NIC_MODE_USER);
+	assert_false(r->cfg.nics[0].implicit);
+	assert_int_equal(r->cfg.nics[0].nr_fwd, 1);
+	assert_true(r->cfg.no_dhcp);
+	res_free(r);
+	expect_error(parse("run", "-n", "mode=slirp", "Image"),
+		     "invalid --network setting 'mode=slirp' in 'mode=slirp'");
+	expect_error(
+		parse("run", "-n", "mode=tap,fwd=tcp:1:2", "Image"),
+		"invalid --network setting 'fwd=tcp:1:2' in 'mode=tap,fwd=tcp:1:2'");
 	expect_error(
 		parse("run", "-n", "mode=tap,guest_mac=01:00:00:00:00:01",
 		      "Image"),
@@ -1003,6 +1034,7 @@ static const char *const long_opts[] = {
 	"--firmware FILE",
 	"--flash FILE",
 	"--network SPEC",
+	"--no-dhcp",
 	"--vfio-pci BDF",
 	"--debug",
 	"--debug-single-step",
@@ -1053,6 +1085,9 @@ static const char *const help_facts[] = {
 	"80% of host RAM",
 	"'--' ends the options",
 	"',queues=N' request queues (1..8; default: one\n",
+	"mode=tap|user|none",
+	"fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT",
+	"one user-mode NIC",
 };
 
 static unsigned int count_option_lines(const char *text)

@@ -56,6 +56,11 @@ static const struct cli_host host = {
 	}
 
 CHECK(balloon_on, c->balloon)
+CHECK(no_dhcp_on, c->no_dhcp)
+CHECK(nic_user, c->nr_nics == 1 && c->nics[0].mode == NIC_MODE_USER &&
+			!c->nics[0].implicit)
+CHECK(nic_host_mac, c->nr_nics == 1 && c->nics[0].host_mac[5] == 1 &&
+			    c->nics[0].host_mac[0] == 2)
 CHECK(share_srv, c->nr_shares == 1 && !strcmp(c->shares[0].path, "/srv") &&
 			 !strcmp(c->shares[0].tag, "tag"))
 CHECK(sandbox_script, c->sandbox_script && !strcmp(c->sandbox_script, "run.sh"))
@@ -86,8 +91,8 @@ CHECK(params_on, !strcmp(c->cmdline, "console=ttyS0 quiet"))
 CHECK(fw_only,
       !strcmp(c->firmware, "fw.bin") && !c->kernel && !strcmp(c->cmdline, ""))
 CHECK(fw_params, !strcmp(c->firmware, "fw.bin") && !strcmp(c->cmdline, "x=1"))
-CHECK(net_tap, c->nr_nics == 1 && c->nics[0].tap)
-CHECK(net_none, c->nr_nics == 1 && !c->nics[0].tap)
+CHECK(net_tap, c->nr_nics == 1 && c->nics[0].mode == NIC_MODE_TAP)
+CHECK(net_none, c->nr_nics == 0 && c->no_net)
 CHECK(net_tapif, !strcmp(c->nics[0].tapif, "tap7"))
 CHECK(net_ips, !strcmp(c->nics[0].guest_ip, "10.0.0.2") &&
 		       !strcmp(c->nics[0].host_ip, "10.0.0.1"))
@@ -278,26 +283,13 @@ static const struct row rows[] = {
 	/* lkvm's own */
 	{ "--no-seccomp", { "--no-seccomp" }, OK, no_seccomp_on },
 
-	/*
-	 * Options other branches add (coordinator: flip these rows to OK
-	 * with a check when merging "unet").  Today:
-	 * unknown, or an invalid -n setting.
-	 */
-	{ "--no-dhcp (unet)",
-	  { "--no-dhcp" },
-	  UNKNOWN,
-	  NULL,
-	  "unknown option '--no-dhcp'" },
-	{ "-n mode=user (unet)",
-	  { "-n", "mode=user" },
-	  UNKNOWN,
-	  NULL,
-	  "invalid --network setting 'mode=user'" },
-	{ "-n host_mac (unet)",
-	  { "-n", "host_mac=02:00:00:00:00:01" },
-	  UNKNOWN,
-	  NULL,
-	  "invalid --network setting 'host_mac=" },
+	/* user-mode networking (passt) */
+	{ "--no-dhcp", { "--no-dhcp" }, OK, no_dhcp_on },
+	{ "-n mode=user", { "-n", "mode=user" }, OK, nic_user },
+	{ "-n host_mac",
+	  { "-n", "mode=user,host_mac=02:00:00:00:00:01" },
+	  OK,
+	  nic_host_mac },
 };
 
 /* kvmtool's --disable-EXT options (kvm-config-arch.h, newest first seen). */

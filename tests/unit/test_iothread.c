@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -53,6 +54,44 @@ static void test_handlers_run_on_events(void **state)
 	close(b.fd);
 }
 
+/* Counts wake-ups of a socket whose peer hung up; reads nothing. */
+static void on_hup(void *opaque)
+{
+	atomic_fetch_add((atomic_int *)opaque, 1);
+}
+
+/*
+ * A watched-off fd leaves the epoll set: not even a hang-up (which epoll
+ * reports whatever the events asked for) wakes the thread; watched on
+ * again, it does.  Idempotent both ways.
+ */
+static void test_watch_off_ignores_hangup(void **state)
+{
+	struct iothread t;
+	atomic_int hits = 0;
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(iothread_init(&t), 0);
+	assert_int_equal(iothread_add(&t, sv[0], on_hup, &hits), 0);
+	assert_int_equal(iothread_watch(&t, sv[0], false), 0);
+	assert_int_equal(iothread_watch(&t, sv[0], false), 0);
+	assert_int_equal(iothread_start(&t), 0);
+	close(sv[1]);
+	usleep(50000);
+	assert_int_equal(atomic_load(&hits), 0);
+	assert_int_equal(iothread_watch(&t, sv[0], true), 0);
+	assert_int_equal(iothread_watch(&t, sv[0], true), 0);
+	for (int i = 0; i < 2000 && !atomic_load(&hits); i++)
+		usleep(1000);
+	assert_true(atomic_load(&hits) > 0);
+	assert_int_equal(iothread_watch(&t, sv[0], false), 0);
+	assert_int_equal(iothread_watch(&t, 12345, true), -ENOENT);
+	iothread_stop(&t);
+	close(sv[0]);
+}
+
 static void test_bounded_fd_table(void **state)
 {
 	struct iothread t;
@@ -77,6 +116,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handlers_run_on_events),
+		cmocka_unit_test(test_watch_off_ignores_hangup),
 		cmocka_unit_test(test_bounded_fd_table),
 	};
 

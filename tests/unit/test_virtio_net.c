@@ -306,6 +306,38 @@ static void test_config_space(void **state)
 	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 6, 2), 1);
 }
 
+/*
+ * The backend reports the link down (passt died) and up again: the status
+ * follows, the configuration generation moves, and a running driver gets
+ * a configuration change interrupt; before DRIVER_OK only the status.
+ */
+static void test_link_state(void **state)
+{
+	struct fix *f = *state;
+	uint32_t gen = rd(f, VIRTIO_MMIO_CONFIG_GENERATION);
+
+	virtio_net_set_link(&f->net, false);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 6, 2), 0);
+	assert_int_equal(rd(f, VIRTIO_MMIO_INTERRUPT_STATUS), 0);
+	assert_int_not_equal(rd(f, VIRTIO_MMIO_CONFIG_GENERATION), gen);
+	virtio_net_set_link(&f->net, true);
+	driver_up(f, BASIC);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 6, 2),
+			 VIRTIO_NET_S_LINK_UP);
+	gen = rd(f, VIRTIO_MMIO_CONFIG_GENERATION);
+	virtio_net_set_link(&f->net, false);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 6, 2), 0);
+	assert_int_equal(rd(f, VIRTIO_MMIO_INTERRUPT_STATUS),
+			 VIRTIO_MMIO_INT_CONFIG);
+	assert_int_equal(f->level, 1);
+	assert_int_not_equal(rd(f, VIRTIO_MMIO_CONFIG_GENERATION), gen);
+	wr(f, VIRTIO_MMIO_INTERRUPT_ACK, VIRTIO_MMIO_INT_CONFIG);
+	assert_int_equal(f->level, 0);
+	/* A device reset keeps the link as the backend last said. */
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	assert_int_equal(rd_n(f, VIRTIO_MMIO_CONFIG + 6, 2), 0);
+}
+
 static void test_offloads_not_offered(void **state)
 {
 	struct fix *f = *state;
@@ -997,6 +1029,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_identity),
 		T(test_config_space),
+		T(test_link_state),
 		T(test_offloads_not_offered),
 		TO(test_offloads_negotiated),
 		cmocka_unit_test(test_init_errors),
