@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "lib/log.h"
@@ -45,8 +47,36 @@ static int root_join(char *buf, const char *root, const char *rel)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-/* Copy from into a new file to (not replacing one); 0 or -errno. */
-static int copy_new(const char *from, const char *to, mode_t mode)
+/*
+ * The guest writes its root (a 9p share): a directory in it may be a link
+ * anywhere on the host by now.  rel, a directory below the root dir, as
+ * an O_PATH descriptor reached without following any link; or -errno.
+ */
+static int dir_at(int dfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static int dir_beneath(const char *root, const char *rel)
+{
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+
+	if (rfd < 0)
+		return -errno;
+	fd = dir_at(rfd, rel);
+	close(rfd);
+	return fd;
+}
+
+/* Copy from into a new file name in dfd (not replacing one); 0 or -errno. */
+static int copy_new_at(const char *from, int dfd, const char *to, mode_t mode)
 {
 	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, ret = 0;
 	char buf[65536];
@@ -54,7 +84,8 @@ static int copy_new(const char *from, const char *to, mode_t mode)
 
 	if (in < 0)
 		return -errno;
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	out = openat(dfd, to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		     mode);
 	if (out < 0) {
 		ret = -errno;
 		close(in);
@@ -68,7 +99,7 @@ static int copy_new(const char *from, const char *to, mode_t mode)
 	close(in);
 	close(out);
 	if (ret)
-		unlink(to);
+		unlinkat(dfd, to, 0);
 	return ret;
 }
 
@@ -115,12 +146,16 @@ static int setup_tree(const char *root)
 /* lkvm as the root's /virt/init, unless it has one. */
 static int setup_init(const char *root, const char *self)
 {
-	char path[PATH_MAX];
-	int ret = root_join(path, root, &SANDBOX_INIT[1]);
+	const char *base = strrchr(SANDBOX_INIT, '/') + 1;
+	int dfd = dir_beneath(root, "virt"), ret;
 
-	if (ret || !access(path, X_OK))
-		return ret;
-	return copy_new(self, path, 0755);
+	if (dfd < 0)
+		return dfd;
+	ret = !faccessat(dfd, base, X_OK, AT_SYMLINK_NOFOLLOW) ?
+		      0 :
+		      copy_new_at(self, dfd, base, 0755);
+	close(dfd);
+	return ret;
 }
 
 static int setup_at(const char *name, const char *root, const char *self)
@@ -172,12 +207,11 @@ static const char *root_share(const struct vm_config *cfg)
 	return NULL;
 }
 
-static int run_dir(const struct vm_config *cfg, char *buf)
+/* The run directory's name, in the root's /virt. */
+static void run_name(const struct vm_config *cfg, char *buf, size_t size)
 {
-	char rel[64];
-
-	snprintf(rel, sizeof(rel), "%s%ld", &SANDBOX_RUN_DIR[1], cfg->pid);
-	return root_join(buf, root_share(cfg), rel);
+	snprintf(buf, size, "%s%ld", strrchr(SANDBOX_RUN_DIR, '/') + 1,
+		 cfg->pid);
 }
 
 /* Append word to the script, single-quoted ('"'"' for a quote). */
@@ -204,14 +238,20 @@ static bool host_path(const char *p, char *buf)
 	return true;
 }
 
-static int write_cmd(const struct vm_config *cfg, const char *path)
+static int write_cmd(const struct vm_config *cfg, int dfd)
 {
 	char prog[PATH_MAX + 8];
-	FILE *f = fopen(path, "we");
+	int fd = openat(dfd, "cmd.sh",
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	int ret = 0;
 
-	if (!f)
-		return -errno;
+	if (!f) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
 	fputs("# lkvm sandbox: the command, run by the guest's /virt/init\n",
 	      f);
 	if (cfg->sandbox_script) {
@@ -238,14 +278,23 @@ static int write_cmd(const struct vm_config *cfg, const char *path)
 
 static int prepare_run(const struct vm_config *cfg)
 {
-	char dir[PATH_MAX], cmd[PATH_MAX];
-	int ret = run_dir(cfg, dir) ?: root_join(cmd, dir, "cmd.sh");
+	char name[64];
+	int vfd = dir_beneath(root_share(cfg), "virt"), dfd, ret;
 
-	if (ret)
+	if (vfd < 0)
+		return vfd;
+	run_name(cfg, name, sizeof(name));
+	if (mkdirat(vfd, name, 0755)) {
+		ret = -errno;
+		close(vfd);
 		return ret;
-	if (mkdir(dir, 0755))
-		return -errno;
-	ret = write_cmd(cfg, cmd);
+	}
+	dfd = dir_at(vfd, name);
+	close(vfd);
+	if (dfd < 0)
+		return dfd;
+	ret = write_cmd(cfg, dfd);
+	close(dfd);
 	if (ret == -ENOENT)
 		pr_err("sandbox script '%s' is not a file",
 		       cfg->sandbox_script);
@@ -255,9 +304,8 @@ static int prepare_run(const struct vm_config *cfg)
 int sandbox_prepare(const struct vm_config *cfg, const char *self)
 {
 	const char *root = root_share(cfg);
-	char path[PATH_MAX];
 	struct stat st;
-	int ret = 0;
+	int ret = 0, fd;
 
 	if (!cfg->custom_rootfs || !root)
 		return 0;
@@ -269,8 +317,12 @@ int sandbox_prepare(const struct vm_config *cfg, const char *self)
 		       strerror(-ret));
 		return ret;
 	}
-	if (!root_join(path, root, "etc/resolv.conf"))
-		unlink(path), copy_new("/etc/resolv.conf", path, 0644);
+	fd = dir_beneath(root, "etc");
+	if (fd >= 0) {
+		unlinkat(fd, "resolv.conf", 0);
+		copy_new_at("/etc/resolv.conf", fd, "resolv.conf", 0644);
+		close(fd);
+	}
 	if (!cfg->sandbox)
 		return 0;
 	ret = prepare_run(cfg);
@@ -280,38 +332,49 @@ int sandbox_prepare(const struct vm_config *cfg, const char *self)
 	return ret;
 }
 
-static int read_status(const char *path)
+/* The guest wrote it: a regular file (no link, no FIFO), one number. */
+static int read_status(int dfd)
 {
 	char buf[16] = "";
 	char *end;
-	FILE *f = fopen(path, "re");
+	int fd = openat(dfd, "status",
+			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	ssize_t n;
 	long v;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
+	n = fstat(fd, &st) || !S_ISREG(st.st_mode) ?
+		    -1 :
+		    read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
 	v = strtol(buf, &end, 10);
 	return end != buf && *end == '\n' && v >= 0 && v <= 255 ? (int)v : -1;
 }
 
 int sandbox_finish_run(const struct vm_config *cfg)
 {
-	char dir[PATH_MAX], path[PATH_MAX];
-	int status = -1;
+	char name[64];
+	int status = -1, vfd, dfd;
 
-	if (run_dir(cfg, dir))
-		return SANDBOX_EXIT_NO_STATUS;
-	if (!root_join(path, dir, "status")) {
-		status = read_status(path);
-		unlink(path);
+	run_name(cfg, name, sizeof(name));
+	/* Nothing through a link the guest made: names in these dirs only. */
+	vfd = dir_beneath(root_share(cfg), "virt");
+	dfd = vfd < 0 ? -1 : dir_at(vfd, name);
+	if (dfd >= 0) {
+		status = read_status(dfd);
+		unlinkat(dfd, "status", 0);
+		unlinkat(dfd, "cmd.sh", 0);
+		unlinkat(dfd, "started", 0);
+		close(dfd);
+		unlinkat(vfd, name, AT_REMOVEDIR);
 	}
-	if (!root_join(path, dir, "cmd.sh"))
-		unlink(path);
-	if (!root_join(path, dir, "started"))
-		unlink(path);
-	rmdir(dir);
+	if (vfd >= 0)
+		close(vfd);
 	if (status < 0) {
 		pr_err("sandbox: the guest reported no exit status");
 		return SANDBOX_EXIT_NO_STATUS;
