@@ -111,6 +111,50 @@ static int p9_opath(struct p9_server *s, const struct p9_fid *f)
 	return p9_open(s, f->path, O_PATH, 0);
 }
 
+/* Data is read and written in regular files and directories only. */
+static bool p9_data_mode(mode_t mode)
+{
+	return S_ISREG(mode) || S_ISDIR(mode);
+}
+
+/*
+ * fd (opened O_NONBLOCK) if it is a regular file or a directory, without
+ * O_NONBLOCK unless flags asked for it; else closed and -EPERM.  A FIFO
+ * would block the server for good, a device node is the host's.
+ */
+static int p9_data_fd(int fd, int flags)
+{
+	struct stat st;
+	int fl;
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) || !p9_data_mode(st.st_mode) ||
+	    (!(flags & O_NONBLOCK) &&
+	     ((fl = fcntl(fd, F_GETFL)) < 0 ||
+	      fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+static int p9_stat_path(struct p9_server *s, const char *path,
+			struct stat *st);
+
+/* path opened for I/O: p9_open, but no FIFO, socket or device node. */
+static int p9_open_data(struct p9_server *s, const char *path, int flags)
+{
+	struct stat st;
+	int ret = p9_stat_path(s, path, &st);
+
+	if (ret)
+		return ret;
+	if (!p9_data_mode(st.st_mode))
+		return S_ISLNK(st.st_mode) ? -ELOOP : -EPERM;
+	return p9_data_fd(p9_open(s, path, flags | O_NONBLOCK, 0), flags);
+}
+
 /* A single component into buf: 0, -EINVAL or -ENAMETOOLONG. */
 static int p9_name(const struct p9_str *n, char *buf)
 {
@@ -389,7 +433,7 @@ static int setattr_size(struct p9_server *s, const struct p9_fid *f,
 
 	if (size > INT64_MAX)
 		return -EFBIG;
-	fd = p9_open(s, f->path, O_WRONLY, 0);
+	fd = p9_open_data(s, f->path, O_WRONLY);
 	if (fd < 0)
 		return fd;
 	ret = ftruncate(fd, size) ? -errno : 0;
@@ -556,7 +600,7 @@ static int op_lopen(struct p9_server *s, const struct p9_req *r,
 		return -EBADF;
 	if (f->fd >= 0)
 		return -EBUSY;
-	fd = p9_open(s, f->path, p9_oflags(r->flags) & ~O_EXCL, 0);
+	fd = p9_open_data(s, f->path, p9_oflags(r->flags) & ~O_EXCL);
 	if (fd < 0)
 		return fd;
 	return reply_open(f, fd, o);
@@ -582,7 +626,8 @@ static int op_lcreate(struct p9_server *s, const struct p9_req *r,
 {
 	struct p9_fid *f = fid_find(s, r->fid);
 	char name[P9_NAME_MAX + 1], *path;
-	int dfd, fd;
+	struct stat st;
+	int dfd, fd, flags;
 
 	if (f && f->fd >= 0)
 		return -EBUSY;
@@ -594,12 +639,18 @@ static int op_lcreate(struct p9_server *s, const struct p9_req *r,
 		close(dfd);
 		return -ENAMETOOLONG;
 	}
-	fd = openat(dfd, name,
-		    (p9_oflags(r->flags) & ~O_DIRECTORY) | O_CREAT |
-			    O_NOFOLLOW | O_CLOEXEC,
-		    r->mode & 07777);
-	if (fd < 0)
-		fd = -errno;
+	flags = (p9_oflags(r->flags) & ~O_DIRECTORY) | O_CREAT | O_NOFOLLOW |
+		O_CLOEXEC;
+	/* An existing name: a regular file only (no FIFO, no device). */
+	if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    !S_ISREG(st.st_mode)) {
+		fd = S_ISDIR(st.st_mode) ? -EISDIR :
+		     S_ISLNK(st.st_mode) ? -ELOOP :
+					   -EPERM;
+	} else {
+		fd = openat(dfd, name, flags | O_NONBLOCK, r->mode & 07777);
+		fd = fd < 0 ? -errno : p9_data_fd(fd, flags);
+	}
 	close(dfd);
 	if (fd < 0) {
 		free(path);

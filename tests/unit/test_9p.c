@@ -658,6 +658,44 @@ static void test_read_only(void **state)
 	server_down(&s);
 }
 
+/* A FIFO (or device) in the share: refused, never opened (it would block). */
+static void test_fifo_not_opened(void **state)
+{
+	struct p9_server s;
+	struct msg m;
+	char p[400];
+
+	(void)state;
+	server_up(&s);
+	snprintf(p, sizeof(p), "%s/fifo", share);
+	assert_int_equal(mkfifo(p, 0644), 0);
+	alarm(10); /* the old server blocked here for good */
+	assert_int_equal(t_walk(&s, 1, 2, (const char *const[]){ "fifo", NULL }),
+			 0);
+	assert_int_equal(t_lopen(&s, 2, O_RDONLY), EPERM);
+	assert_int_equal(t_lopen(&s, 2, O_WRONLY), EPERM);
+	m_start(&m, P9_TSETATTR); /* truncating it opens it O_WRONLY */
+	m_put(&m, 2, 4);
+	m_put(&m, P9_SETATTR_SIZE, 4);
+	m_put(&m, 0, 12);
+	m_put(&m, 0, 8);
+	m_put(&m, 0, 32);
+	assert_int_equal(rpc_err(&s, &m), EPERM);
+	m_start(&m, P9_TLCREATE); /* an existing FIFO is not created again */
+	m_put(&m, 1, 4);
+	m_str(&m, "fifo");
+	m_put(&m, O_RDONLY, 4);
+	m_put(&m, 0644, 4);
+	m_put(&m, 0, 4);
+	assert_int_equal(rpc_err(&s, &m), EPERM);
+	alarm(0);
+	/* regular files still open, and without O_NONBLOCK */
+	assert_int_equal(
+		t_walk(&s, 1, 3, (const char *const[]){ "hello.txt", NULL }), 0);
+	assert_int_equal(t_lopen(&s, 3, O_RDONLY), 0);
+	server_down(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_symlinks_not_followed),
 		cmocka_unit_test(test_fid_bounds),
 		cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_fifo_not_opened),
 	};
 
 	return cmocka_run_group_tests_name("9p", tests, NULL, NULL);
