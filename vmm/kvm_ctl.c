@@ -72,6 +72,14 @@ static void ctl_balloon_set(struct machine *m, int64_t mib,
 	if (!b)
 		return;
 	virtio_balloon_get_info(b, &info);
+	/* The request's mib is any int64: no overflow before the check. */
+	if (mib > max / PAGES_PER_MIB || mib < -(max / PAGES_PER_MIB)) {
+		ctl_fail(resp, ERANGE, "");
+		ctl_printf(resp, "the balloon cannot change by %lld MiB of %llu MiB",
+			   (long long)mib,
+			   (unsigned long long)(m->vm.cfg->ram_size >> 20));
+		return;
+	}
 	pages = (int64_t)info.num_pages + mib * PAGES_PER_MIB;
 	if (pages < 0 || pages >= max) {
 		ctl_fail(resp, ERANGE, "");
