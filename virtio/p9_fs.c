@@ -139,8 +139,7 @@ static int p9_data_fd(int fd, int flags)
 	return fd;
 }
 
-static int p9_stat_path(struct p9_server *s, const char *path,
-			struct stat *st);
+static int p9_stat_path(struct p9_server *s, const char *path, struct stat *st);
 
 /* path opened for I/O: p9_open, but no FIFO, socket or device node. */
 static int p9_open_data(struct p9_server *s, const char *path, int flags)

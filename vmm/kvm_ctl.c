@@ -75,7 +75,8 @@ static void ctl_balloon_set(struct machine *m, int64_t mib,
 	/* The request's mib is any int64: no overflow before the check. */
 	if (mib > max / PAGES_PER_MIB || mib < -(max / PAGES_PER_MIB)) {
 		ctl_fail(resp, ERANGE, "");
-		ctl_printf(resp, "the balloon cannot change by %lld MiB of %llu MiB",
+		ctl_printf(resp,
+			   "the balloon cannot change by %lld MiB of %llu MiB",
 			   (long long)mib,
 			   (unsigned long long)(m->vm.cfg->ram_size >> 20));
 		return;

@@ -84,7 +84,8 @@ static int copy_new_at(const char *from, int dfd, const char *to, mode_t mode)
 
 	if (in < 0)
 		return -errno;
-	out = openat(dfd, to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	out = openat(dfd, to,
+		     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		     mode);
 	if (out < 0) {
 		ret = -errno;
@@ -242,7 +243,8 @@ static int write_cmd(const struct vm_config *cfg, int dfd)
 {
 	char prog[PATH_MAX + 8];
 	int fd = openat(dfd, "cmd.sh",
-			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+			O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0644);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	int ret = 0;
 

@@ -670,8 +670,8 @@ static void test_fifo_not_opened(void **state)
 	snprintf(p, sizeof(p), "%s/fifo", share);
 	assert_int_equal(mkfifo(p, 0644), 0);
 	alarm(10); /* the old server blocked here for good */
-	assert_int_equal(t_walk(&s, 1, 2, (const char *const[]){ "fifo", NULL }),
-			 0);
+	assert_int_equal(
+		t_walk(&s, 1, 2, (const char *const[]){ "fifo", NULL }), 0);
 	assert_int_equal(t_lopen(&s, 2, O_RDONLY), EPERM);
 	assert_int_equal(t_lopen(&s, 2, O_WRONLY), EPERM);
 	m_start(&m, P9_TSETATTR); /* truncating it opens it O_WRONLY */
@@ -691,7 +691,8 @@ static void test_fifo_not_opened(void **state)
 	alarm(0);
 	/* regular files still open, and without O_NONBLOCK */
 	assert_int_equal(
-		t_walk(&s, 1, 3, (const char *const[]){ "hello.txt", NULL }), 0);
+		t_walk(&s, 1, 3, (const char *const[]){ "hello.txt", NULL }),
+		0);
 	assert_int_equal(t_lopen(&s, 3, O_RDONLY), 0);
 	server_down(&s);
 }
