@@ -24,8 +24,6 @@
 #define STR(x) STR_(x)
 
 #define CLI_UNUSED __attribute__((unused))
-/* The longest -n SPEC lkvm keeps after dropping no-op kvmtool keys. */
-#define CLI_NET_SPEC_MAX 1024
 
 #define HELP_COL 32   /* where the help text of an option starts */
 #define HELP_WIDTH 79 /* wrap the extension lists here */
@@ -666,69 +664,25 @@ static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 	return 0;
 }
 
-/*
- * kvmtool's -n keys lkvm refuses, with what is missing: one "key=value"
- * (n bytes at kv).  vhost=0 and mq=0/1 are what lkvm does anyway.
- */
-static int nic_refuse(struct cli_run *r, const char *kv, size_t n,
-		      const char *arg)
-{
-	static const struct {
-		const char *key, *fine, *why;
-	} refused[] = {
-		{ "vhost=", "0",
-		  "lkvm has no vhost-net back-end (virtio-net runs in its I/O thread)" },
-		{ "mq=", "1",
-		  "lkvm's virtio-net has one queue pair (no VIRTIO_NET_F_MQ)" },
-		{ "fd=", NULL, "lkvm opens its tap itself (use tapif=NAME)" },
-	};
-
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		size_t k = strlen(refused[i].key);
-		const char *fine = refused[i].fine;
-
-		if (n < k || strncmp(kv, refused[i].key, k))
-			continue;
-		if (fine &&
-		    ((n - k == strlen(fine) && !strncmp(kv + k, fine, n - k)) ||
-		     (n - k == 1 && kv[k] == '0')))
-			return 1; /* accepted, nothing to do */
-		return cli_err(r, "--network %.*s in '%s' is not supported: %s",
-			       (int)n, kv, arg, refused[i].why);
-	}
-	return 0;
-}
-
 /* -n SPEC: kvmtool's settings (vmm/netopt.h); mode=none adds no NIC. */
 static int set_network(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		       const char *arg)
 {
 	unsigned int i = r->cfg->nr_nics;
 	struct nic_config nic;
-	char spec[CLI_NET_SPEC_MAX];
-	const char *bad, *p;
-	size_t len = 0, n;
-	int ret;
+	const char *bad, *why;
+	size_t n;
 
-	/* kvmtool keys lkvm refuses, or accepts as what it does anyway. */
-	for (p = arg; *p; p += n + (p[n] == ',')) {
-		n = strcspn(p, ",");
-		ret = nic_refuse(r, p, n, arg);
-		if (ret < 0)
-			return ret;
-		if (ret)
-			continue;
-		if (len + n + 2 > sizeof(spec))
-			return cli_err(r, "--network '%s' is too long", arg);
-		if (len)
-			spec[len++] = ',';
-		memcpy(spec + len, p, n);
-		len += n;
-	}
-	spec[len] = '\0';
-	if (netopt_parse(&nic, i, spec, &bad, &n))
+	if (netopt_parse(&nic, i, arg, &bad, &n)) {
+		why = netopt_unsupported(bad, n);
+		if (why)
+			return cli_err(
+				r,
+				"--network %.*s in '%s' is not supported: %s",
+				(int)n, bad, arg, why);
 		return cli_err(r, "invalid --network setting '%.*s' in '%s'",
 			       (int)n, bad, arg);
+	}
 	if (nic.mode == NIC_MODE_NONE) {
 		r->cfg->no_net = true;
 		return 0;

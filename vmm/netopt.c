@@ -117,6 +117,50 @@ static bool opt_mode(struct nic_config *nic, const char *v, size_t n)
 	return false;
 }
 
+/*
+ * kvmtool keys lkvm refuses, with what is missing; the value in "fine"
+ * (and 0) is what lkvm does anyway, so it is accepted.
+ */
+static const struct unsupported_key {
+	const char *key, *fine, *why;
+} unsupported[] = {
+	{ "vhost", "0",
+	  "lkvm has no vhost-net back-end (virtio-net runs in its I/O thread)" },
+	{ "mq", "1",
+	  "lkvm's virtio-net has one queue pair (no VIRTIO_NET_F_MQ)" },
+	{ "fd", NULL, "lkvm opens its tap itself (use tapif=NAME)" },
+};
+
+static const struct unsupported_key *find_unsupported(const char *key,
+						      size_t klen)
+{
+	for (size_t i = 0; i < sizeof(unsupported) / sizeof(*unsupported); i++)
+		if (strlen(unsupported[i].key) == klen &&
+		    !strncmp(key, unsupported[i].key, klen))
+			return &unsupported[i];
+	return NULL;
+}
+
+/* True when key=v is one of unsupported[] with a value that is a no-op. */
+static bool opt_noop(const char *key, size_t klen, const char *v, size_t vlen)
+{
+	const struct unsupported_key *u = find_unsupported(key, klen);
+
+	if (!u || !u->fine)
+		return false;
+	return (vlen == strlen(u->fine) && !strncmp(v, u->fine, vlen)) ||
+	       (vlen == 1 && v[0] == '0');
+}
+
+const char *netopt_unsupported(const char *kv, size_t n)
+{
+	const char *eq = memchr(kv, '=', n);
+	const struct unsupported_key *u =
+		find_unsupported(kv, eq ? (size_t)(eq - kv) : n);
+
+	return u ? u->why : NULL;
+}
+
 /* One "key=value"; false when the key or the value is bad. */
 static bool opt_set(struct nic_config *nic, const char *kv, size_t n)
 {
@@ -151,7 +195,7 @@ static bool opt_set(struct nic_config *nic, const char *kv, size_t n)
 	if (KEY("fwd"))
 		return opt_fwd(nic, v, vlen);
 #undef KEY
-	return false;
+	return opt_noop(kv, klen, v, vlen);
 }
 
 int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,

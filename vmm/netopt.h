@@ -42,4 +42,11 @@ void netopt_defaults(struct nic_config *nic, unsigned int index,
 int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 		 const char **bad, size_t *bad_len);
 
+/*
+ * For a setting netopt_parse() found bad: what lkvm lacks when its key is
+ * one of kvmtool's that lkvm refuses (vhost=1, mq=N > 1, fd=), else NULL.
+ * vhost=0 and mq=1 are accepted by netopt_parse() as no-ops.
+ */
+const char *netopt_unsupported(const char *kv, size_t n);
+
 #endif
