@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "virtio/blk.h"
@@ -557,10 +558,59 @@ static void blk_settle(struct virtio_blk *blk, bool more)
 		virtio_mmio_signal_used(&blk->vm, q);
 }
 
+static uint64_t blk_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t blk_taken(const struct virtio_blk *blk)
+{
+	uint64_t n = 0;
+
+	for (unsigned int q = 0; q < blk->vm.core.dev.num_queues; q++)
+		n += blk->requests[q];
+	return n;
+}
+
+/* Lock held; virtio_blk_busy_poll() peeks at it without the lock. */
+static void blk_poll_until(struct virtio_blk *blk, uint64_t ns)
+{
+	__atomic_store_n(&blk->poll_until, ns, __ATOMIC_RELAXED);
+}
+
+/*
+ * Lock held: the driver notified.  After a window that ended empty, a
+ * notification within poll_max of its end means the window was too short
+ * (double it), a later one that it is longer than this guest's pauses
+ * (halve it).  Then poll for one window.
+ */
+static void blk_poll_notified(struct virtio_blk *blk)
+{
+	uint64_t now;
+
+	if (!blk->poll_max)
+		return;
+	now = blk_now_ns();
+	if (blk->poll_stopped) {
+		if (now - blk->poll_stopped < blk->poll_max)
+			blk->poll_ns = blk->poll_ns * 2 < blk->poll_max ?
+					       blk->poll_ns * 2 :
+					       blk->poll_max;
+		else if (blk->poll_ns / 2 >= VIRTIO_BLK_POLL_MIN_NS)
+			blk->poll_ns /= 2;
+		blk->poll_stopped = 0;
+	}
+	blk_poll_until(blk, now + blk->poll_ns);
+}
+
 static void blk_notify(void *opaque, unsigned int q)
 {
 	struct virtio_blk *blk = opaque;
 
+	blk_poll_notified(blk);
 	blk_settle(blk, blk_process(blk, q));
 }
 
@@ -580,6 +630,55 @@ void virtio_blk_poll(struct virtio_blk *blk)
 	virtio_mmio_unlock(&blk->vm);
 }
 
+void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns)
+{
+	virtio_mmio_lock(&blk->vm);
+	blk->poll_max = max_ns;
+	blk->poll_ns = max_ns < VIRTIO_BLK_POLL_MIN_NS ? max_ns :
+							 VIRTIO_BLK_POLL_MIN_NS;
+	blk->poll_stopped = 0;
+	virtio_mmio_unlock(&blk->vm);
+}
+
+/* Lock held: every queue in (or out of) polling mode. */
+static void blk_set_polling(struct virtio_blk *blk, bool on)
+{
+	for (unsigned int q = 0; q < blk->vm.core.dev.num_queues; q++)
+		blk->vm.core.queues[q].polling = on;
+	blk->polling = on;
+}
+
+bool virtio_blk_busy_poll(struct virtio_blk *blk)
+{
+	unsigned int nq = blk->vm.core.dev.num_queues;
+	bool more = false, keep;
+	uint64_t taken, now;
+
+	/* Cheap when idle; a notify on a vCPU thread may set it meanwhile. */
+	if (!__atomic_load_n(&blk->poll_until, __ATOMIC_RELAXED))
+		return false;
+	now = blk_now_ns();
+	virtio_mmio_lock(&blk->vm);
+	taken = blk_taken(blk);
+	/* Past the deadline: notifications back on, then a last look. */
+	blk_set_polling(blk, blk->poll_until && now < blk->poll_until);
+	for (unsigned int q = 0; q < nq; q++)
+		more |= blk_process(blk, q);
+	keep = blk->polling;
+	if (blk_taken(blk) != taken) {
+		blk_poll_until(blk, now + blk->poll_ns);
+		keep = true;
+	}
+	if (!keep) {
+		blk_poll_until(blk, 0);
+		blk->poll_stopped = now;
+	}
+	blk_settle(blk, more);
+	blk_set_polling(blk, keep);
+	virtio_mmio_unlock(&blk->vm);
+	return keep;
+}
+
 /*
  * Lock held (a driver reset or a guest reboot): requests in flight finish
  * first, their results dropped; waiting flushes never start.
@@ -596,6 +695,9 @@ static void blk_reset(void *opaque)
 		pthread_cond_wait(&blk->drained, &blk->vm.core.lock);
 	blk->flush_err = 0;
 	blk->writethrough = true;
+	blk_poll_until(blk, 0);
+	blk->poll_stopped = 0;
+	blk->polling = false;
 }
 
 /* Without FLUSH the guest expects every write to be stable at once. */
@@ -706,6 +808,8 @@ int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
 	blk->inflight = blk->gen = blk->nr_logged = blk->next_q = 0;
 	blk->write_seq = 0;
 	blk->flush_err = 0;
+	blk->poll_max = blk->poll_ns = blk->poll_until = blk->poll_stopped = 0;
+	blk->polling = false;
 	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
 	if (!blk->reqs)
 		return -ENOMEM;

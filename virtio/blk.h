@@ -120,7 +120,7 @@
 
 /* What this device advertises. */
 #define VIRTIO_BLK_QUEUE_SIZE 256
-#define VIRTIO_BLK_SEG_MAX 128
+#define VIRTIO_BLK_SEG_MAX 254
 #define VIRTIO_BLK_BLK_SIZE 512
 #define VIRTIO_BLK_MAX_DISCARD_SECTORS (1u << 22) /* 2 GiB */
 #define VIRTIO_BLK_MAX_WZ_SECTORS (1u << 16) /* 32 MiB: bounds a fallback */
@@ -314,6 +314,12 @@ struct virtio_blk {
 		int err;
 	} logged[16];
 	unsigned int nr_logged;
+	/* Busy polling (virtio_blk_set_poll), under vm.lock; ns: */
+	uint64_t poll_max;     /* the longest window; 0: never poll */
+	uint64_t poll_ns;      /* the window now */
+	uint64_t poll_until;   /* CLOCK_MONOTONIC: poll until then (or 0) */
+	uint64_t poll_stopped; /* when the last window ended empty (or 0) */
+	bool polling;	       /* the queues are in polling mode */
 };
 
 /*
@@ -341,6 +347,29 @@ void virtio_blk_set_aio(struct virtio_blk *blk, struct virtio_blk_aio *aio);
  * process the queues again within the budget.
  */
 void virtio_blk_poll(struct virtio_blk *blk);
+
+/*
+ * Busy polling, for an I/O thread with a host CPU to itself: a driver
+ * notification lets the device look at its queues for a window, through
+ * virtio_blk_busy_poll(), with the driver's notifications off (EVENT_IDX's
+ * avail_event left behind), and each new request taken meanwhile extends
+ * it, so a guest that keeps submitting does not exit to notify.  Once a
+ * window passes with no new request, avail_event is published and the
+ * queues looked at once more, so no request waits for a notification that
+ * was never sent.  The window adapts to the guest's pace, as QEMU's
+ * adaptive polling does: it starts at VIRTIO_BLK_POLL_MIN_NS, doubles
+ * (up to max_ns) when the driver notifies less than max_ns after a window
+ * ended, and halves when it notifies later.  max_ns 0 (the default) never
+ * polls.
+ */
+#define VIRTIO_BLK_POLL_MIN_NS 16000ULL
+void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns);
+
+/*
+ * The I/O thread's poller (vmm/iothread.h): one look at the queues while
+ * polling; true to be called again without sleeping.
+ */
+bool virtio_blk_busy_poll(struct virtio_blk *blk);
 
 /*
  * The production backend: a raw image file or a block device.

@@ -255,7 +255,7 @@ static uint16_t virtq_avail_poll(struct virtqueue *vq)
 {
 	uint16_t idx = virtq_avail_idx(vq);
 
-	if (idx != vq->last_avail_idx || !vq->event_idx)
+	if (idx != vq->last_avail_idx || !vq->event_idx || vq->polling)
 		return idx;
 	/* Ask for a notification at the next entry, then look again. */
 	virtq_store16(virtq_avail_event(vq), vq->last_avail_idx,

@@ -88,6 +88,11 @@ struct virtqueue {
 	uint16_t signalled_used; /* used_idx at the last notify check */
 	uint16_t filled; /* entries written at used_idx + 0.. not published */
 	uint16_t unpoppable; /* chains popped since the last fill (<= num) */
+	/*
+	 * The device polls the ring (EVENT_IDX only): an empty ring leaves
+	 * avail_event where it is, so the driver does not notify.
+	 */
+	bool polling;
 	uint8_t *desc, *avail, *used;
 };
 
@@ -149,7 +154,9 @@ int virtq_activate(struct virtqueue *vq);
  * Take the next available chain.  Returns 1 with *chain filled, 0 when the
  * ring is empty or the queue is not ready, -EIO when the queue is (or just
  * became) broken.  With EVENT_IDX, an empty ring publishes avail_event =
- * last_avail_idx and checks again, so no driver notification is lost.
+ * last_avail_idx and checks again, so no driver notification is lost;
+ * not while vq->polling, so the driver stays quiet while the device polls
+ * (the device clears it and pops once more before it stops).
  */
 int virtq_pop(struct virtqueue *vq, struct virtq_chain *chain);
 

@@ -281,6 +281,19 @@ static int set_iodelay(struct cli_run *r, const struct cli_opt *o,
 	return 0;
 }
 
+/* --io-poll USEC: the longest busy-polling window of the disks. */
+static int set_io_poll(struct cli_run *r, const struct cli_opt *o,
+		       const char *arg)
+{
+	uint64_t us;
+
+	if (cli_parse_u64(arg, &us) || us > CLI_IO_POLL_MAX_US)
+		return cli_err(r, "invalid --%s '%s' (expected 0..%d us)",
+			       o->name, arg, CLI_IO_POLL_MAX_US);
+	r->cfg->io_poll_us = us;
+	return 0;
+}
+
 /* --tty N: kvmtool's terminal N; lkvm has one, its console (0). */
 static int set_tty(struct cli_run *r, const struct cli_opt *o, const char *arg)
 {
@@ -749,6 +762,13 @@ static const struct cli_opt cli_opts[] = {
 	      "the guest's root file system over 9p; NAME, a\n"
 	      "root made by 'lkvm setup NAME', boots it with\n"
 	      "lkvm's guest init and the host's / at /host") },
+	{ OPT("io-poll", 0, "USEC", set_io_poll,
+	      "Busy-poll the disks' request queues for up to\n"
+	      "USEC microseconds after each request, with\n"
+	      "the guest's notifications off; the window\n"
+	      "adapts to the guest (0 = never; default:\n" STR(
+		      CONFIG_IO_POLL_US) " when the host has more CPUs than\n"
+					 "the guest, else 0)") },
 	{ OPT("9p", 0, "DIR,TAG", set_9p,
 	      "Share the host's DIR with the guest over\n"
 	      "virtio-9p (9P2000.L) as TAG (default: kvm_9p):\n"
@@ -1273,6 +1293,7 @@ int cli_parse(int argc, char **argv, const struct cli_host *host,
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->tty = -1;
+	cfg->io_poll_us = -1;
 	cfg->console = CONSOLE_SERIAL;
 	cfg->loglevel = LOG_INFO;
 	if (argc < 2)

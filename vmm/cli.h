@@ -22,6 +22,8 @@
 #define CLI_MEM_ALIGN (2ULL << 20)
 /* The largest --debug-iodelay, in milliseconds. */
 #define CLI_IODELAY_MAX_MS 10000
+/* The longest --io-poll window, in microseconds. */
+#define CLI_IO_POLL_MAX_US 100000
 
 /* What cli_parse() returns besides -EINVAL (usage error, already printed). */
 #define CLI_RUN 0   /* cfg is complete: run the VM */

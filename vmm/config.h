@@ -101,6 +101,9 @@ struct share_config {
 	bool ro; /* the server refuses changes (the sandbox's hostfs) */
 };
 
+/* --io-poll's default, when the host has a CPU more than the guest. */
+#define CONFIG_IO_POLL_US 1000
+
 struct vm_config {
 	const char *kernel;
 	const char *initrd;
@@ -162,8 +165,9 @@ struct vm_config {
 	bool debug_mmio;   /* --debug-mmio: log unclaimed accesses */
 	bool debug_ioport; /* --debug-ioport: no port I/O on RISC-V */
 	unsigned int debug_iodelay_ms; /* --debug-iodelay */
-	int tty;		       /* --tty N: console on a pty; -1: no */
-	bool no_seccomp;	       /* --no-seccomp */
+	int io_poll_us;	 /* --io-poll: the longest window; -1: automatic */
+	int tty;	 /* --tty N: console on a pty; -1: no */
+	bool no_seccomp; /* --no-seccomp */
 
 	/* The guest kernel command line, assembled from defaults and -p. */
 	char cmdline[CONFIG_CMDLINE_MAX];

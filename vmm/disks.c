@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "disks.h"
 #include "lib/log.h"
@@ -82,13 +83,37 @@ static void disks_handle(void *opaque)
 	virtio_blk_poll(opaque);
 }
 
+static bool disks_busy_poll(void *opaque)
+{
+	return virtio_blk_busy_poll(opaque);
+}
+
 int disks_watch(struct disks *d, struct iothread *io)
 {
 	int ret = 0;
 
-	for (unsigned int i = 0; !ret && i < d->nr; i++)
+	for (unsigned int i = 0; !ret && i < d->nr; i++) {
 		ret = iothread_add(io, d->aio[i].efd, disks_handle, &d->blk[i]);
+		if (!ret && d->poll_ns) {
+			virtio_blk_set_poll(&d->blk[i], d->poll_ns);
+			ret = iothread_add_poller(io, disks_busy_poll,
+						  &d->blk[i]);
+		}
+	}
 	return ret;
+}
+
+/*
+ * --io-poll, or by default: polling pays when the I/O thread has a host
+ * CPU the vCPUs do not need.
+ */
+static uint64_t disks_poll_ns(const struct vm_config *cfg)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cfg->io_poll_us >= 0)
+		return (uint64_t)cfg->io_poll_us * 1000;
+	return cpus > (long)cfg->nr_cpus ? CONFIG_IO_POLL_US * 1000ULL : 0;
 }
 
 int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
@@ -96,6 +121,7 @@ int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
 	int ret = 0;
 
 	d->nr = 0;
+	d->poll_ns = disks_poll_ns(cfg);
 	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++)
 		ret = disk_up(d, &cfg->disks[i],
 			      disks_queues(&cfg->disks[i], cfg->nr_cpus), b);

@@ -19,6 +19,7 @@ struct disks {
 	struct virtio_blk_aio aio[CONFIG_MAX_DISKS]; /* their engines */
 	const char *path[CONFIG_MAX_DISKS];	     /* for messages */
 	unsigned int nr;			     /* set up so far */
+	uint64_t poll_ns; /* each disk's longest polling window (0: none) */
 };
 
 /* A disk's request queues: queues=N, else nr_cpus; within 1..8. */

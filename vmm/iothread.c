@@ -48,13 +48,35 @@ int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
 	return 0;
 }
 
+int iothread_add_poller(struct iothread *t, iothread_poll_fn *fn, void *opaque)
+{
+	if (t->nr_pollers == IOTHREAD_MAX_POLLERS)
+		return -ENOSPC;
+	t->pollers[t->nr_pollers].fn = fn;
+	t->pollers[t->nr_pollers].opaque = opaque;
+	t->nr_pollers++;
+	return 0;
+}
+
+/* Run the pollers: true when one of them wants another turn at once. */
+static bool iothread_poll(struct iothread *t)
+{
+	bool busy = false;
+
+	for (unsigned int i = 0; i < t->nr_pollers; i++)
+		busy |= t->pollers[i].fn(t->pollers[i].opaque);
+	return busy;
+}
+
 static void *iothread_run(void *arg)
 {
 	struct iothread *t = arg;
 	struct epoll_event evs[IOTHREAD_MAX_FDS + 1];
+	bool busy = false;
 
 	for (;;) {
-		int n = epoll_wait(t->epfd, evs, IOTHREAD_MAX_FDS + 1, -1);
+		int n = epoll_wait(t->epfd, evs, IOTHREAD_MAX_FDS + 1,
+				   busy ? 0 : -1);
 
 		if (n < 0 && errno != EINTR) {
 			pr_err("I/O thread: epoll_wait: %s", strerror(errno));
@@ -67,6 +89,7 @@ static void *iothread_run(void *arg)
 				return NULL; /* quit */
 			f->handler(f->opaque);
 		}
+		busy = iothread_poll(t);
 	}
 }
 

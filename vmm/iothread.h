@@ -20,6 +20,15 @@ struct iothread_fd {
 	bool off; /* taken out of the epoll set by iothread_watch() */
 };
 
+/* Up to one busy poller per disk (vmm/disks.c). */
+#define IOTHREAD_MAX_POLLERS 8
+
+/*
+ * Called on every turn of the loop: true asks for another turn without
+ * sleeping (busy polling), false lets the loop sleep in epoll_wait.
+ */
+typedef bool iothread_poll_fn(void *opaque);
+
 struct iothread {
 	int epfd;
 	int quit_fd;
@@ -27,12 +36,19 @@ struct iothread {
 	bool started;
 	struct iothread_fd fds[IOTHREAD_MAX_FDS];
 	unsigned int nr_fds;
+	struct {
+		iothread_poll_fn *fn;
+		void *opaque;
+	} pollers[IOTHREAD_MAX_POLLERS];
+	unsigned int nr_pollers;
 };
 
 int iothread_init(struct iothread *t);
 /* Watch fd (before iothread_start); handler runs on the I/O thread. */
 int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
 		 void *opaque);
+/* Add a poller (before iothread_start); -ENOSPC when full. */
+int iothread_add_poller(struct iothread *t, iothread_poll_fn *fn, void *opaque);
 int iothread_start(struct iothread *t);
 /*
  * Stop or resume watching fd (added before); safe from any thread.  A

@@ -22,7 +22,9 @@
  *        multiqueue: [q: u8] first, queue q % 2
  *   4    guest poke [u16 offset] [u8 len] [bytes]
  *   5    config read [u8 offset] [size sel]
- *   6    interrupt ack
+ *   6    [sel: u8] bit 0 clear: interrupt ack; set: one busy-poll pass
+ *        (polling is on with a window of a minute), which with bit 1
+ *        set ends the window first: polling must then be off
  *   7    device reset, driver set-up again
  * The backend checks every call: inside the visible disk, whole sectors,
  * guest buffers inside the fake RAM and at most VIRTIO_BLK_REQ_MAX bytes,
@@ -214,6 +216,19 @@ static void fuzz_invariants(const struct fuzz_ctx *c)
 	CHECK((vm->core.isr != 0) == vm->core.irq_level);
 }
 
+static void fuzz_poll_or_ack(struct fuzz_ctx *c, uint8_t sel)
+{
+	if (!(sel & 1)) {
+		fuzz_reg_write(c, VIRTIO_MMIO_INTERRUPT_ACK, 3);
+		return;
+	}
+	if (sel & 2)
+		c->blk.poll_until = c->blk.poll_until ? 1 : 0; /* ended */
+	if (!virtio_blk_busy_poll(&c->blk))
+		for (unsigned int q = 0; q < c->blk.vm.core.dev.num_queues; q++)
+			CHECK(!c->blk.vm.core.queues[q].polling);
+}
+
 static void fuzz_op(struct fuzz_ctx *c)
 {
 	uint8_t op = fuzz_u8(&c->in) % 8;
@@ -231,7 +246,7 @@ static void fuzz_op(struct fuzz_ctx *c)
 	else if (op == 5)
 		fuzz_config(c);
 	else if (op == 6)
-		fuzz_reg_write(c, VIRTIO_MMIO_INTERRUPT_ACK, 3);
+		fuzz_poll_or_ack(c, fuzz_u8(&c->in));
 	else
 		fuzz_driver_up(c);
 	fuzz_invariants(c);
@@ -277,6 +292,8 @@ static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)
 	virtio_blk_disk_set_id(&disk, "fuzz-disk");
 	CHECK(virtio_blk_init_mq(&c->blk, &SLOT_RES(0), &c->mem, &irq, &disk,
 				 c->mq ? MQ_QUEUES : 1) == 0);
+	virtio_blk_set_poll(&c->blk, 60ULL * 1000000000);
+	c->blk.poll_ns = c->blk.poll_max; /* a window never ends by itself */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

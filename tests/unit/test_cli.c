@@ -602,6 +602,29 @@ static void test_missing_argument(void **state)
 		     "option '--disable-sstc' takes no argument");
 }
 
+/* --io-poll USEC: -1 (automatic) unless given, 0..100000. */
+static void test_io_poll(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "Image"));
+	assert_int_equal(r->cfg.io_poll_us, -1);
+	res_free(r);
+	r = expect_run(parse("run", "--io-poll", "0", "Image"));
+	assert_int_equal(r->cfg.io_poll_us, 0);
+	res_free(r);
+	r = expect_run(parse("run", "--io-poll=250", "Image"));
+	assert_int_equal(r->cfg.io_poll_us, 250);
+	res_free(r);
+	expect_error(parse("run", "--io-poll", "100001", "Image"),
+		     "invalid --io-poll '100001' (expected 0..100000 us)");
+	expect_error(parse("run", "--io-poll", "-1", "Image"),
+		     "invalid --io-poll '-1' (expected 0..100000 us)");
+	expect_error(parse("run", "--io-poll", "1ms", "Image"),
+		     "invalid --io-poll '1ms' (expected 0..100000 us)");
+}
+
 /* --9p dir[,tag]; -d DIR as the root over 9p. */
 static void test_9p(void **state)
 {
@@ -1041,6 +1064,7 @@ static const char *const long_opts[] = {
 	"--debug-ioport",
 	"--debug-mmio",
 	"--debug-iodelay MS",
+	"--io-poll USEC",
 	"--dump-dtb FILE",
 	"--cpu-type TYPE",
 	"--suspend-seconds N",
@@ -1345,6 +1369,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),
 		cmocka_unit_test(test_disks),
+		cmocka_unit_test(test_io_poll),
 		cmocka_unit_test(test_9p),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_networks),

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "virtio/blk.h"
@@ -27,6 +28,7 @@
 #define DISK_TAIL 100 /* a trailing partial sector, never visible */
 #define DISK_SIZE (DISK_SECTORS * SECTOR + DISK_TAIL)
 #define UNTOUCHED 0xee
+#define MINUTE (60ULL * 1000000000)
 
 #define ACK VIRTIO_STATUS_ACKNOWLEDGE
 #define DRV VIRTIO_STATUS_DRIVER
@@ -403,7 +405,7 @@ static void test_config_space(void **state)
 	assert_int_equal(cfg32(f, 0), DISK_SECTORS);
 	assert_int_equal(cfg32(f, 4), 0);
 	assert_int_equal(cfg32(f, 8), 65536); /* size_max */
-	assert_int_equal(cfg32(f, 12), 128);  /* seg_max */
+	assert_int_equal(cfg32(f, 12), 254);  /* seg_max */
 	assert_int_equal(cfg32(f, 16), 0);    /* geometry */
 	assert_int_equal(cfg32(f, 20), 512);  /* blk_size */
 	assert_int_equal(cfg32(f, 24), 0);    /* topology */
@@ -720,18 +722,18 @@ static void test_flush_error_latched(void **state)
 static void test_size_cap(void **state)
 {
 	struct fix *f = *state;
-	const uint32_t seg = 1536 * 1024; /* 6 of them: 9 MiB > 8 MiB */
-	struct vqm_buf d = wbuf(f, seg), b[8];
+	const uint32_t seg = 1536 * 1024; /* 11 of them: 16.5 MiB > 15.9 */
+	struct vqm_buf d = wbuf(f, seg), b[13];
 	uint32_t len;
 
-	assert_true(6ULL * seg > VIRTIO_BLK_REQ_MAX);
+	assert_true(11ULL * seg > VIRTIO_BLK_REQ_MAX);
 	driver_up(f, V1 | F_FLUSH);
 	b[0] = hdr_buf(f, VIRTIO_BLK_T_IN, 0);
-	for (int i = 1; i <= 6; i++)
-		b[i] = d; /* the same guest memory six times */
-	b[7] = wbuf(f, 1);
-	len = run(f, b, 8);
-	assert_int_equal(*P(f, b[7]), VIRTIO_BLK_S_IOERR);
+	for (int i = 1; i <= 11; i++)
+		b[i] = d; /* the same guest memory eleven times */
+	b[12] = wbuf(f, 1);
+	len = run(f, b, 13);
+	assert_int_equal(*P(f, b[12]), VIRTIO_BLK_S_IOERR);
 	assert_int_equal(len, 1);
 	assert_int_equal(f->d.reads, 0);
 }
@@ -770,6 +772,118 @@ static void test_budget(void **state)
 		got++;
 	assert_int_equal(got, n);
 	assert_int_equal(f->d.reads, n);
+}
+
+/* A read of sector 0 added to the ring, without a notification. */
+static uint16_t add_read(struct fix *f)
+{
+	struct vqm_buf b[3] = { hdr_buf(f, VIRTIO_BLK_T_IN, 0), wbuf(f, SECTOR),
+				wbuf(f, 1) };
+
+	return vqm_add(&f->m, b, 3);
+}
+
+/*
+ * Busy polling: after a notification the device takes new chains without
+ * one, keeps avail_event behind meanwhile (the driver stays quiet), and
+ * at the end publishes it and looks once more.
+ */
+static void test_busy_poll(void **state)
+{
+	struct fix *f = *state;
+	struct virtqueue *vq = &f->blk.vm.core.queues[0];
+	uint32_t id, len;
+	uint16_t head;
+
+	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	/* Off (the default): nothing is taken without a notification. */
+	add_read(f);
+	assert_false(virtio_blk_busy_poll(&f->blk));
+	assert_false(vqm_get_used(&f->m, &id, &len));
+	virtio_blk_set_poll(&f->blk, MINUTE);
+	f->blk.poll_ns = MINUTE; /* as if grown: no window ends by itself */
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(vqm_avail_event(&f->m), 1);
+	/* Within the window: chains are taken without notifications. */
+	for (unsigned int i = 0; i < 3; i++) {
+		head = add_read(f);
+		assert_true(virtio_blk_busy_poll(&f->blk));
+		assert_true(vqm_get_used(&f->m, &id, &len));
+		assert_int_equal(id, head);
+		assert_int_equal(len, SECTOR + 1);
+		assert_true(vq->polling);
+	}
+	/* avail_event stayed behind: the driver saw no need to notify. */
+	assert_int_equal(vqm_avail_event(&f->m), 1);
+	assert_int_equal(vq->last_avail_idx, 4);
+	assert_true(virtio_blk_busy_poll(&f->blk)); /* idle, still polling */
+	/* The window ends: avail_event published, the last look made. */
+	f->blk.poll_ns = 1;
+	head = add_read(f);
+	assert_true(virtio_blk_busy_poll(&f->blk)); /* took one: go on */
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	usleep(1000);
+	assert_false(virtio_blk_busy_poll(&f->blk));
+	assert_false(vq->polling);
+	assert_int_equal(vqm_avail_event(&f->m), 5);
+	assert_false(virtio_blk_busy_poll(&f->blk));
+	assert_int_equal(f->d.reads, 5);
+	/* A reset ends polling. */
+	f->blk.poll_ns = MINUTE;
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	assert_false(virtio_blk_busy_poll(&f->blk));
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * The window starts at the minimum, doubles when the driver notifies soon
+ * after a window ended empty, up to the maximum, and halves when it
+ * notifies later than that.
+ */
+static void test_busy_poll_adapts(void **state)
+{
+	struct fix *f = *state;
+	const uint64_t max = 16 * VIRTIO_BLK_POLL_MIN_NS;
+	uint32_t id, len;
+
+	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	virtio_blk_set_poll(&f->blk, max);
+	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
+	for (unsigned int i = 1; i <= 5; i++) {
+		f->blk.poll_stopped = now_ns(); /* a window just ended */
+		add_read(f);
+		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+		assert_true(vqm_get_used(&f->m, &id, &len));
+		assert_int_equal(f->blk.poll_ns,
+				 i < 4 ? VIRTIO_BLK_POLL_MIN_NS << i : max);
+		assert_int_equal(f->blk.poll_stopped, 0);
+	}
+	f->blk.poll_stopped = now_ns() - 2 * max; /* a long pause */
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(f->blk.poll_ns, max / 2);
+	/* Never below the minimum. */
+	f->blk.poll_ns = VIRTIO_BLK_POLL_MIN_NS;
+	f->blk.poll_stopped = now_ns() - 2 * max;
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
+	/* Each notification opened a window: it ends empty, and is noted. */
+	while (virtio_blk_busy_poll(&f->blk))
+		;
+	assert_true(f->blk.poll_stopped != 0);
+	assert_false(f->blk.vm.core.queues[0].polling);
+	assert_int_equal(f->d.reads, 7);
 }
 
 /* --- with the worker-thread engine ------------------------------------- */
@@ -1893,6 +2007,8 @@ int main(void)
 		T(test_flush_error_latched),
 		T(test_size_cap),
 		T(test_budget),
+		T(test_busy_poll),
+		T(test_busy_poll_adapts),
 		T(test_aio_flush_after_writes),
 		T(test_aio_reset_drains),
 		cmocka_unit_test(test_init_errors),
