@@ -53,10 +53,11 @@ want irqchip && bench "irqchips: lkvm aia, kernel-plic, plic${KVMTOOL:+, kvmtool
 # fio in the guest (tests/bench/fio/*.fio), lkvm and kvmtool alternating.
 if want fio; then
 	"$RVKVM_TOP/scripts/fio-root.sh" "$RVKVM_BUILD/images/fio-root"
-	# BENCH_FIO_TRANSPORT: virtio-pci (default, as for both VMMs) or mmio.
+	# BENCH_FIO_TRANSPORT: "pci" (the default, as for both VMMs), "mmio"
+	# or both ("pci mmio").
 	bench "fio: lkvm aia${KVMTOOL:+, kvmtool} with 1 and 2 vCPUs on an AIA host" \
 		--aia --timeout 1800 "${kvmtool_add[@]}" \
-		--append "rvkvm.fio_transport=${BENCH_FIO_TRANSPORT:-pci}" \
+		--append "rvkvm.fio_transport=$(echo ${BENCH_FIO_TRANSPORT:-pci} | tr ' ' ,)" \
 		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
 		--guest-add "$RVKVM_TOP/tests/bench/fio:/opt/bench" \
 		--guest-test "$RVKVM_TOP/tests/bench/guest-fio.sh" \

@@ -665,6 +665,7 @@ bool virtio_blk_busy_poll(struct virtio_blk *blk)
 	for (unsigned int q = 0; q < nq; q++)
 		more |= blk_process(blk, q);
 	keep = blk->polling;
+	blk->polled += blk_taken(blk) - taken;
 	if (blk_taken(blk) != taken) {
 		blk_poll_until(blk, now + blk->poll_ns);
 		keep = true;
@@ -809,6 +810,7 @@ int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
 	blk->write_seq = 0;
 	blk->flush_err = 0;
 	blk->poll_max = blk->poll_ns = blk->poll_until = blk->poll_stopped = 0;
+	blk->polled = 0;
 	blk->polling = false;
 	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
 	if (!blk->reqs)

@@ -320,6 +320,7 @@ struct virtio_blk {
 	uint64_t poll_until;   /* CLOCK_MONOTONIC: poll until then (or 0) */
 	uint64_t poll_stopped; /* when the last window ended empty (or 0) */
 	bool polling;	       /* the queues are in polling mode */
+	uint64_t polled;       /* chains taken by busy-poll passes */
 };
 
 /*

@@ -70,9 +70,10 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 	virtio_blk_set_aio(blk, &d->aio[d->nr]);
 	d->path[d->nr] = dc->path;
 	pr_debug(
-		"%s: virtio-blk I/O engine: %s, depth %u, %u queue%s, readv/writev on guest buffers%s",
+		"%s: virtio-blk I/O engine: %s, depth %u, %u queue%s, readv/writev on guest buffers%s, busy polling up to %llu us",
 		dc->path, d->aio[d->nr].name, VIRTIO_BLK_DEPTH, nq,
-		nq == 1 ? "" : "s", dc->direct ? " (O_DIRECT)" : "");
+		nq == 1 ? "" : "s", dc->direct ? " (O_DIRECT)" : "",
+		(unsigned long long)d->poll_ns / 1000);
 	d->nr++;
 	return 0;
 }
@@ -138,6 +139,8 @@ static void disk_report(const struct virtio_blk *blk, const char *path)
 		len += snprintf(buf + len, sizeof(buf) - len, " %llu",
 				(unsigned long long)blk->requests[q]);
 	pr_debug("%s: virtio-blk requests per queue:%s", path, buf);
+	pr_debug("%s: virtio-blk requests taken while busy polling: %llu", path,
+		 (unsigned long long)blk->polled);
 }
 
 void disks_down(struct disks *d)

@@ -6,7 +6,8 @@
 # it reads the host kernel's KVM statistics (debugfs,
 # /sys/kernel/debug/kvm/<pid>-<fd>/: mmio_exit_user and exits, the same
 # counters for every VMM) and the VMM's CPU time (/proc/<pid>/stat).
-# Prints "BENCH <vmm>-r<round>-c<N>-<job>-<measure> value unit" lines.
+# Prints "BENCH <vmm>-r<round>-c<N>-<transport>-<job>-<measure> value unit"
+# lines.
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hz=100
 counters() {
@@ -22,6 +23,11 @@ counters() {
 run() {
 	name=$1
 	shift
+	# The same start for every guest: no page cache, memory compacted
+	# (huge pages for guest RAM).
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory
 	rm -f /tmp/fio.img
 	dd if=/dev/zero of=/tmp/fio.img bs=1M count=256 2>/dev/null
 	rm -f /tmp/fifo && mkfifo /tmp/fifo
@@ -63,18 +69,20 @@ run() {
 	rm -f /tmp/fio.counters
 }
 guest="-k Image -i guest-guest-fio.cpio.gz -m 512 -d /tmp/fio.img"
-# Both VMMs on one transport: rvkvm.fio_transport= on the host's command
-# line (scripts/bench.sh, BENCH_FIO_TRANSPORT), virtio-pci (both VMMs'
-# default, with MSI-X on the AIA) unless it says mmio.
-t=$(sed -n 's/.*rvkvm\.fio_transport=\([a-z]*\).*/\1/p' /proc/cmdline)
-t=${t:-pci}
-echo "BENCH fio-transport-$t 1 transport"
-for c in 1 2; do
-	for round in 1 2; do
-		run "lkvm-r$round-c$c" ./lkvm run $guest -c $c --irqchip aia \
-			--virtio-transport $t
-		[ -x ./kvmtool ] && run "kvmtool-r$round-c$c" ./kvmtool run $guest -c $c \
-			--virtio-transport $t -p console=ttyS0
+# Both VMMs on the same transports: rvkvm.fio_transport= on the host's
+# command line (scripts/bench.sh, BENCH_FIO_TRANSPORT), a comma-separated
+# list of pci (both VMMs' default, with MSI-X on the AIA) and mmio;
+# pci unless it says otherwise.
+ts=$(sed -n 's/.*rvkvm\.fio_transport=\([a-z,]*\).*/\1/p' /proc/cmdline)
+for t in $(echo "${ts:-pci}" | tr , ' '); do
+	for c in 1 2; do
+		for round in 1 2; do
+			run "lkvm-r$round-c$c-$t" ./lkvm run $guest -c $c \
+				--irqchip aia --virtio-transport $t
+			[ -x ./kvmtool ] && run "kvmtool-r$round-c$c-$t" \
+				./kvmtool run $guest -c $c --virtio-transport $t \
+				-p console=ttyS0
+		done
 	done
 done
 exit 0
