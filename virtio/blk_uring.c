@@ -23,9 +23,6 @@
 #include "virtio/blk.h"
 #include "lib/log.h"
 
-/* Writes of at least this many bytes go to io_uring's workers at once. */
-#define BLK_URING_ASYNC_WRITE (64 * 1024)
-
 struct blk_uring {
 	struct io_uring ring;
 	struct virtio_blk_io *done; /* finished, not yet reaped */
@@ -79,14 +76,6 @@ static void uring_queue(struct virtio_blk_aio *a, struct virtio_blk_io *io,
 		io_uring_prep_writev(sqe, fd, io->iov, io->iovcnt,
 				     io->off + io->moved);
 	io_uring_sqe_set_data(sqe, io);
-	/*
-	 * A large write copies into the page cache for long: in the kernel's
-	 * workers it leaves the submitting thread free to take the next
-	 * requests and complete others meanwhile.
-	 */
-	if (io->op == VIRTIO_BLK_OP_WRITE && !io->flushing &&
-	    io->len - io->moved >= BLK_URING_ASYNC_WRITE)
-		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
 	u->inflight++;
 	u->pending = true;
 }
