@@ -648,36 +648,42 @@ static void blk_set_polling(struct virtio_blk *blk, bool on)
 	blk->polling = on;
 }
 
-bool virtio_blk_busy_poll(struct virtio_blk *blk)
+int virtio_blk_busy_poll(struct virtio_blk *blk)
 {
 	unsigned int nq = blk->vm.core.dev.num_queues;
-	bool more = false, keep;
 	uint64_t taken, now;
+	bool more = false;
+	int next;
 
 	/* Cheap when idle; a notify on a vCPU thread may set it meanwhile. */
 	if (!__atomic_load_n(&blk->poll_until, __ATOMIC_RELAXED))
-		return false;
+		return -1;
 	now = blk_now_ns();
 	virtio_mmio_lock(&blk->vm);
-	taken = blk_taken(blk);
 	/* Past the deadline: notifications back on, then a last look. */
 	blk_set_polling(blk, blk->poll_until && now < blk->poll_until);
+	taken = blk_taken(blk);
 	for (unsigned int q = 0; q < nq; q++)
 		more |= blk_process(blk, q);
-	keep = blk->polling;
 	blk->polled += blk_taken(blk) - taken;
-	if (blk_taken(blk) != taken) {
+	/* New requests since the last look (any pass took them): go on. */
+	if (blk_taken(blk) != blk->poll_seen)
 		blk_poll_until(blk, now + blk->poll_ns);
-		keep = true;
-	}
-	if (!keep) {
+	else if (!blk->polling)
 		blk_poll_until(blk, 0);
+	blk->poll_seen = blk_taken(blk);
+	if (!blk->poll_until)
 		blk->poll_stopped = now;
-	}
 	blk_settle(blk, more);
-	blk_set_polling(blk, keep);
+	blk_set_polling(blk, blk->poll_until != 0);
+	if (!blk->poll_until)
+		next = -1;
+	else if (!blk->inflight)
+		next = 0;
+	else /* ms left, rounded up */
+		next = (blk->poll_until - now + 999999) / 1000000;
 	virtio_mmio_unlock(&blk->vm);
-	return keep;
+	return next;
 }
 
 /*
@@ -810,7 +816,7 @@ int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
 	blk->write_seq = 0;
 	blk->flush_err = 0;
 	blk->poll_max = blk->poll_ns = blk->poll_until = blk->poll_stopped = 0;
-	blk->polled = 0;
+	blk->polled = blk->poll_seen = 0;
 	blk->polling = false;
 	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
 	if (!blk->reqs)

@@ -321,6 +321,7 @@ struct virtio_blk {
 	uint64_t poll_stopped; /* when the last window ended empty (or 0) */
 	bool polling;	       /* the queues are in polling mode */
 	uint64_t polled;       /* chains taken by busy-poll passes */
+	uint64_t poll_seen;    /* chains taken, at the last busy-poll pass */
 };
 
 /*
@@ -351,15 +352,18 @@ void virtio_blk_poll(struct virtio_blk *blk);
 
 /*
  * Busy polling, for an I/O thread with a host CPU to itself: a driver
- * notification lets the device look at its queues for a window, through
- * virtio_blk_busy_poll(), with the driver's notifications off (EVENT_IDX's
- * avail_event left behind), and each new request taken meanwhile extends
- * it, so a guest that keeps submitting does not exit to notify.  Once a
- * window passes with no new request, avail_event is published and the
- * queues looked at once more, so no request waits for a notification that
- * was never sent.  The window adapts to the guest's pace, as QEMU's
- * adaptive polling does: it starts at VIRTIO_BLK_POLL_MIN_NS, doubles
- * (up to max_ns) when the driver notifies less than max_ns after a window
+ * notification opens a window in which the device looks at its queues
+ * through virtio_blk_busy_poll(), with the driver's notifications off
+ * (EVENT_IDX's avail_event left behind), and each new request taken (by
+ * any pass) extends it, so a guest that keeps submitting does not exit to
+ * notify.  The thread spins only while no request is in flight; with some
+ * in flight it sleeps until one completes (each completion's pass looks
+ * at the queues too) or the window ends, leaving the CPU to the copies.
+ * Once a window passes with no new request, avail_event is published and
+ * the queues looked at once more, so no request waits for a notification
+ * that was never sent.  The window adapts to the guest's pace, as QEMU's
+ * adaptive polling does: it starts at VIRTIO_BLK_POLL_MIN_NS, doubles (up
+ * to max_ns) when the driver notifies less than max_ns after a window
  * ended, and halves when it notifies later.  max_ns 0 (the default) never
  * polls.
  */
@@ -368,9 +372,11 @@ void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns);
 
 /*
  * The I/O thread's poller (vmm/iothread.h): one look at the queues while
- * polling; true to be called again without sleeping.
+ * a window is open.  Returns when to look again, as epoll_wait's timeout:
+ * 0 at once (nothing in flight), the ms left in the window (requests in
+ * flight: their completions wake the thread), -1 when the window closed.
  */
-bool virtio_blk_busy_poll(struct virtio_blk *blk);
+int virtio_blk_busy_poll(struct virtio_blk *blk);
 
 /*
  * The production backend: a raw image file or a block device.

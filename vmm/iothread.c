@@ -58,25 +58,28 @@ int iothread_add_poller(struct iothread *t, iothread_poll_fn *fn, void *opaque)
 	return 0;
 }
 
-/* Run the pollers: true when one of them wants another turn at once. */
-static bool iothread_poll(struct iothread *t)
+/* Run the pollers: the soonest next turn one of them wants (epoll's). */
+static int iothread_poll(struct iothread *t)
 {
-	bool busy = false;
+	int timeout = -1;
 
-	for (unsigned int i = 0; i < t->nr_pollers; i++)
-		busy |= t->pollers[i].fn(t->pollers[i].opaque);
-	return busy;
+	for (unsigned int i = 0; i < t->nr_pollers; i++) {
+		int ms = t->pollers[i].fn(t->pollers[i].opaque);
+
+		if (ms >= 0 && (timeout < 0 || ms < timeout))
+			timeout = ms;
+	}
+	return timeout;
 }
 
 static void *iothread_run(void *arg)
 {
 	struct iothread *t = arg;
 	struct epoll_event evs[IOTHREAD_MAX_FDS + 1];
-	bool busy = false;
+	int timeout = -1;
 
 	for (;;) {
-		int n = epoll_wait(t->epfd, evs, IOTHREAD_MAX_FDS + 1,
-				   busy ? 0 : -1);
+		int n = epoll_wait(t->epfd, evs, IOTHREAD_MAX_FDS + 1, timeout);
 
 		if (n < 0 && errno != EINTR) {
 			pr_err("I/O thread: epoll_wait: %s", strerror(errno));
@@ -89,7 +92,7 @@ static void *iothread_run(void *arg)
 				return NULL; /* quit */
 			f->handler(f->opaque);
 		}
-		busy = iothread_poll(t);
+		timeout = iothread_poll(t);
 	}
 }
 

@@ -24,10 +24,11 @@ struct iothread_fd {
 #define IOTHREAD_MAX_POLLERS 8
 
 /*
- * Called on every turn of the loop: true asks for another turn without
- * sleeping (busy polling), false lets the loop sleep in epoll_wait.
+ * Called on every turn of the loop; returns, as epoll_wait's timeout, when
+ * it wants the next turn: 0 at once (busy polling), N within N ms, -1 only
+ * when an fd is ready.
  */
-typedef bool iothread_poll_fn(void *opaque);
+typedef int iothread_poll_fn(void *opaque);
 
 struct iothread {
 	int epfd;

@@ -224,7 +224,7 @@ static void fuzz_poll_or_ack(struct fuzz_ctx *c, uint8_t sel)
 	}
 	if (sel & 2)
 		c->blk.poll_until = c->blk.poll_until ? 1 : 0; /* ended */
-	if (!virtio_blk_busy_poll(&c->blk))
+	if (virtio_blk_busy_poll(&c->blk) < 0)
 		for (unsigned int q = 0; q < c->blk.vm.core.dev.num_queues; q++)
 			CHECK(!c->blk.vm.core.queues[q].polling);
 }

@@ -798,7 +798,7 @@ static void test_busy_poll(void **state)
 	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
 	/* Off (the default): nothing is taken without a notification. */
 	add_read(f);
-	assert_false(virtio_blk_busy_poll(&f->blk));
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
 	assert_false(vqm_get_used(&f->m, &id, &len));
 	virtio_blk_set_poll(&f->blk, MINUTE);
 	f->blk.poll_ns = MINUTE; /* as if grown: no window ends by itself */
@@ -808,7 +808,7 @@ static void test_busy_poll(void **state)
 	/* Within the window: chains are taken without notifications. */
 	for (unsigned int i = 0; i < 3; i++) {
 		head = add_read(f);
-		assert_true(virtio_blk_busy_poll(&f->blk));
+		assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
 		assert_true(vqm_get_used(&f->m, &id, &len));
 		assert_int_equal(id, head);
 		assert_int_equal(len, SECTOR + 1);
@@ -817,24 +817,26 @@ static void test_busy_poll(void **state)
 	/* avail_event stayed behind: the driver saw no need to notify. */
 	assert_int_equal(vqm_avail_event(&f->m), 1);
 	assert_int_equal(vq->last_avail_idx, 4);
-	assert_true(virtio_blk_busy_poll(&f->blk)); /* idle, still polling */
+	assert_int_equal(virtio_blk_busy_poll(&f->blk),
+			 0); /* idle, still polling */
 	/* The window ends: avail_event published, the last look made. */
 	f->blk.poll_ns = 1;
 	head = add_read(f);
-	assert_true(virtio_blk_busy_poll(&f->blk)); /* took one: go on */
+	assert_int_equal(virtio_blk_busy_poll(&f->blk),
+			 0); /* took one: go on */
 	assert_true(vqm_get_used(&f->m, &id, &len));
 	usleep(1000);
-	assert_false(virtio_blk_busy_poll(&f->blk));
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
 	assert_false(vq->polling);
 	assert_int_equal(vqm_avail_event(&f->m), 5);
-	assert_false(virtio_blk_busy_poll(&f->blk));
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
 	assert_int_equal(f->d.reads, 5);
 	/* A reset ends polling. */
 	f->blk.poll_ns = MINUTE;
 	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	wr(f, VIRTIO_MMIO_STATUS, 0);
-	assert_false(virtio_blk_busy_poll(&f->blk));
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
 }
 
 static uint64_t now_ns(void)
@@ -879,7 +881,7 @@ static void test_busy_poll_adapts(void **state)
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
 	/* Each notification opened a window: it ends empty, and is noted. */
-	while (virtio_blk_busy_poll(&f->blk))
+	while (virtio_blk_busy_poll(&f->blk) >= 0)
 		;
 	assert_true(f->blk.poll_stopped != 0);
 	assert_false(f->blk.vm.core.queues[0].polling);
@@ -954,6 +956,37 @@ static unsigned int wait_used_on(struct fix *f, struct vqm *m, unsigned int n)
 static unsigned int wait_used(struct fix *f, unsigned int n)
 {
 	return wait_used_on(f, &f->m, n);
+}
+
+/*
+ * Busy polling with a request in flight: no spinning, a sleep for what is
+ * left of the window (the completion wakes the thread); none in flight:
+ * spinning again.
+ */
+static void test_busy_poll_sleeps_in_flight(void **state)
+{
+	struct fix *f = *state;
+	struct poller p;
+	struct vqm_buf b[3];
+	int ms;
+
+	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	virtio_blk_set_poll(&f->blk, MINUTE);
+	f->blk.poll_ns = 2000000000; /* 2 s */
+	f->d.delay_us = 300000;
+	b[0] = hdr_buf(f, VIRTIO_BLK_T_OUT, 0);
+	b[1] = vqm_buf_new(&f->m, SECTOR, false, 0x5a);
+	b[2] = wbuf(f, 1);
+	vqm_add(&f->m, b, 3);
+	poller_start(&p, f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	ms = virtio_blk_busy_poll(&f->blk);
+	assert_true(ms > 1000 && ms <= 2000); /* the write is in flight */
+	assert_int_equal(wait_used(f, 1), 1);
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
+	assert_true(f->blk.vm.core.queues[0].polling);
+	poller_stop(&p);
+	assert_int_equal(*P(f, b[2]), VIRTIO_BLK_S_OK);
 }
 
 /* Writes in flight, then a flush: it runs only after all of them. */
@@ -2009,6 +2042,7 @@ int main(void)
 		T(test_budget),
 		T(test_busy_poll),
 		T(test_busy_poll_adapts),
+		T(test_busy_poll_sleeps_in_flight),
 		T(test_aio_flush_after_writes),
 		T(test_aio_reset_drains),
 		cmocka_unit_test(test_init_errors),
