@@ -456,7 +456,11 @@ static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
 	struct virtio_blk_req *req = blk_free_slot(blk);
 	struct virtqueue *vq = &blk->vm.core.queues[q];
 
-	if (!req || virtq_pop(vq, &req->chain) <= 0)
+	if (!req) {
+		blk->starved = true; /* a completion must look again */
+		return -1;
+	}
+	if (virtq_pop(vq, &req->chain) <= 0)
 		return -1;
 	req->q = q;
 	blk->requests[q]++;
@@ -542,7 +546,8 @@ static void blk_reap(struct virtio_blk *blk)
  * page-cache hit inside the submit: its interrupt goes out in this pass,
  * not after another wake-up of the I/O thread), start the flushes those
  * writes released, and interrupt the guest once per queue for all of it.
- * more: the budget ran out with chains left, so come back later.
+ * more: the budget ran out with chains left, so come back later; so too
+ * when a pass found no free slot and slots are free now.
  */
 static void blk_settle(struct virtio_blk *blk, bool more)
 {
@@ -551,6 +556,15 @@ static void blk_settle(struct virtio_blk *blk, bool more)
 		blk_reap(blk);
 		blk_unpark(blk);
 		blk_commit(blk);
+	}
+	/*
+	 * A pass found every slot busy, and the reap (which drained the
+	 * eventfd) freed some: chains may wait that no notification or
+	 * completion will announce any more.
+	 */
+	if (blk->starved && blk->inflight < VIRTIO_BLK_DEPTH) {
+		blk->starved = false;
+		more = true;
 	}
 	if (more)
 		blk_rearm(blk); /* after the reap, which drains the eventfd */
@@ -587,11 +601,12 @@ static void blk_poll_until(struct virtio_blk *blk, uint64_t ns)
  * (double it), a later one that it is longer than this guest's pauses
  * (halve it).  Then poll for one window.
  */
-static void blk_poll_notified(struct virtio_blk *blk)
+static void blk_poll_notified(struct virtio_blk *blk, unsigned int q)
 {
 	uint64_t now;
 
-	if (!blk->poll_max)
+	/* Without EVENT_IDX the driver notifies anyway: nothing to gain. */
+	if (!blk->poll_max || !blk->vm.core.queues[q].event_idx)
 		return;
 	now = blk_now_ns();
 	if (blk->poll_stopped) {
@@ -610,7 +625,7 @@ static void blk_notify(void *opaque, unsigned int q)
 {
 	struct virtio_blk *blk = opaque;
 
-	blk_poll_notified(blk);
+	blk_poll_notified(blk, q);
 	blk_settle(blk, blk_process(blk, q));
 }
 
@@ -648,12 +663,12 @@ static void blk_set_polling(struct virtio_blk *blk, bool on)
 	blk->polling = on;
 }
 
-int virtio_blk_busy_poll(struct virtio_blk *blk)
+int64_t virtio_blk_busy_poll(struct virtio_blk *blk)
 {
 	unsigned int nq = blk->vm.core.dev.num_queues;
 	uint64_t taken, now;
 	bool more = false;
-	int next;
+	int64_t next;
 
 	/* Cheap when idle; a notify on a vCPU thread may set it meanwhile. */
 	if (!__atomic_load_n(&blk->poll_until, __ATOMIC_RELAXED))
@@ -680,8 +695,8 @@ int virtio_blk_busy_poll(struct virtio_blk *blk)
 		next = -1;
 	else if (!blk->inflight)
 		next = 0;
-	else /* ms left, rounded up */
-		next = (blk->poll_until - now + 999999) / 1000000;
+	else /* what is left of the window */
+		next = (int64_t)(blk->poll_until - now);
 	virtio_mmio_unlock(&blk->vm);
 	return next;
 }
@@ -702,9 +717,11 @@ static void blk_reset(void *opaque)
 		pthread_cond_wait(&blk->drained, &blk->vm.core.lock);
 	blk->flush_err = 0;
 	blk->writethrough = true;
+	blk->starved = false;
 	blk_poll_until(blk, 0);
 	blk->poll_stopped = 0;
-	blk->polling = false;
+	/* A busy-poll pass may have run during the wait, lock released. */
+	blk_set_polling(blk, false);
 }
 
 /* Without FLUSH the guest expects every write to be stable at once. */
@@ -817,7 +834,7 @@ int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
 	blk->flush_err = 0;
 	blk->poll_max = blk->poll_ns = blk->poll_until = blk->poll_stopped = 0;
 	blk->polled = blk->poll_seen = 0;
-	blk->polling = false;
+	blk->polling = blk->starved = false;
 	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
 	if (!blk->reqs)
 		return -ENOMEM;

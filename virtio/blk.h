@@ -320,6 +320,7 @@ struct virtio_blk {
 	uint64_t poll_until;   /* CLOCK_MONOTONIC: poll until then (or 0) */
 	uint64_t poll_stopped; /* when the last window ended empty (or 0) */
 	bool polling;	       /* the queues are in polling mode */
+	bool starved;	       /* a pass found every request slot busy */
 	uint64_t polled;       /* chains taken by busy-poll passes */
 	uint64_t poll_seen;    /* chains taken, at the last busy-poll pass */
 };
@@ -372,11 +373,11 @@ void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns);
 
 /*
  * The I/O thread's poller (vmm/iothread.h): one look at the queues while
- * a window is open.  Returns when to look again, as epoll_wait's timeout:
- * 0 at once (nothing in flight), the ms left in the window (requests in
- * flight: their completions wake the thread), -1 when the window closed.
+ * a window is open.  Returns when to look again, in ns: 0 at once
+ * (nothing in flight), what is left of the window (requests in flight:
+ * their completions wake the thread), -1 when the window closed.
  */
-int virtio_blk_busy_poll(struct virtio_blk *blk);
+int64_t virtio_blk_busy_poll(struct virtio_blk *blk);
 
 /*
  * The production backend: a raw image file or a block device.

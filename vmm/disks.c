@@ -84,7 +84,7 @@ static void disks_handle(void *opaque)
 	virtio_blk_poll(opaque);
 }
 
-static int disks_busy_poll(void *opaque)
+static int64_t disks_busy_poll(void *opaque)
 {
 	return virtio_blk_busy_poll(opaque);
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -58,28 +59,49 @@ int iothread_add_poller(struct iothread *t, iothread_poll_fn *fn, void *opaque)
 	return 0;
 }
 
-/* Run the pollers: the soonest next turn one of them wants (epoll's). */
-static int iothread_poll(struct iothread *t)
+/* Run the pollers: the soonest next turn one of them wants, in ns. */
+static int64_t iothread_poll(struct iothread *t)
 {
-	int timeout = -1;
+	int64_t timeout = -1;
 
 	for (unsigned int i = 0; i < t->nr_pollers; i++) {
-		int ms = t->pollers[i].fn(t->pollers[i].opaque);
+		int64_t ns = t->pollers[i].fn(t->pollers[i].opaque);
 
-		if (ms >= 0 && (timeout < 0 || ms < timeout))
-			timeout = ms;
+		if (ns >= 0 && (timeout < 0 || ns < timeout))
+			timeout = ns;
 	}
 	return timeout;
+}
+
+/*
+ * epoll_wait with a timeout in ns (-1: none): epoll_pwait2, or on a kernel
+ * older than 5.11 epoll_wait with the timeout rounded up to a ms.
+ */
+static int iothread_wait(struct iothread *t, struct epoll_event *evs, int max,
+			 int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000,
+			       .tv_nsec = ns % 1000000000 };
+	int n;
+
+	if (!t->no_pwait2) {
+		n = epoll_pwait2(t->epfd, evs, max, ns < 0 ? NULL : &ts, NULL);
+		if (n >= 0 || errno != ENOSYS)
+			return n;
+		t->no_pwait2 = true;
+	}
+	return epoll_wait(t->epfd, evs, max,
+			  ns < 0 ? -1 : (int)((ns + 999999) / 1000000));
 }
 
 static void *iothread_run(void *arg)
 {
 	struct iothread *t = arg;
 	struct epoll_event evs[IOTHREAD_MAX_FDS + 1];
-	int timeout = -1;
+	int64_t timeout = -1;
 
 	for (;;) {
-		int n = epoll_wait(t->epfd, evs, IOTHREAD_MAX_FDS + 1, timeout);
+		int n = iothread_wait(t, evs, IOTHREAD_MAX_FDS + 1, timeout);
 
 		if (n < 0 && errno != EINTR) {
 			pr_err("I/O thread: epoll_wait: %s", strerror(errno));

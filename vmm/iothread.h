@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Kick eventfds (up to 8 slots x 8 queues), taps, disk engines. */
 #define IOTHREAD_MAX_FDS 96
@@ -24,11 +25,10 @@ struct iothread_fd {
 #define IOTHREAD_MAX_POLLERS 8
 
 /*
- * Called on every turn of the loop; returns, as epoll_wait's timeout, when
- * it wants the next turn: 0 at once (busy polling), N within N ms, -1 only
- * when an fd is ready.
+ * Called on every turn of the loop; returns when it wants the next turn:
+ * 0 at once (busy polling), N within N ns, -1 only when an fd is ready.
  */
-typedef int iothread_poll_fn(void *opaque);
+typedef int64_t iothread_poll_fn(void *opaque);
 
 struct iothread {
 	int epfd;
@@ -42,6 +42,7 @@ struct iothread {
 		void *opaque;
 	} pollers[IOTHREAD_MAX_POLLERS];
 	unsigned int nr_pollers;
+	bool no_pwait2; /* epoll_pwait2 said ENOSYS: ms timeouts */
 };
 
 int iothread_init(struct iothread *t);

@@ -80,6 +80,7 @@ static const struct sc_rule allowed[] = {
 	/* Event loops: I/O thread, console thread, main thread. */
 	{ "ppoll", SC_ANY },
 	{ "epoll_pwait", SC_ANY },
+	{ "epoll_pwait2", SC_ANY }, /* the I/O thread's ns timeouts */
 	{ "epoll_ctl", SC_ANY },
 	/*
 	 * A guest reboot redoes the per-boot steps: a new KVM VM (/dev/kvm
