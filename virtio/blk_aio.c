@@ -128,6 +128,7 @@ static int pool_start(struct blk_pool *p, unsigned int n)
 				     pool_worker, p);
 		if (ret)
 			break;
+		pthread_setname_np(p->threads[p->nr_threads], "lkvm-blk-pool");
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return -ret;

@@ -331,6 +331,7 @@ int cons_input_start(struct cons *c, struct uart8250 *uart)
 		return -ret;
 	}
 	c->thread_started = true;
+	pthread_setname_np(c->thread, "lkvm-cons");
 	return 0;
 }
 

@@ -236,6 +236,7 @@ int ctl_server_start(struct ctl_server *s, const char *name,
 	ret = -pthread_create(&s->thread, NULL, ctl_thread, s);
 	if (!ret) {
 		s->started = true;
+		pthread_setname_np(s->thread, "lkvm-ctl");
 		return 0;
 	}
 	pr_err("cannot start the control thread: %s", strerror(-ret));

@@ -123,6 +123,8 @@ int iothread_start(struct iothread *t)
 	int ret = pthread_create(&t->thread, NULL, iothread_run, t);
 
 	t->started = !ret;
+	if (t->started)
+		pthread_setname_np(t->thread, "lkvm-io");
 	return -ret;
 }
 

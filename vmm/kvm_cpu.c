@@ -8,6 +8,7 @@
 #include <linux/kvm.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -499,6 +500,7 @@ static void cpu_kick_handler(int sig)
 int kvm_cpus_start(struct vm *vm)
 {
 	struct sigaction sa = { .sa_handler = cpu_kick_handler };
+	char name[16]; /* a thread name's limit, with its NUL */
 	sigset_t kick;
 	int ret;
 
@@ -520,6 +522,8 @@ int kvm_cpus_start(struct vm *vm)
 			pr_err("cannot start vCPU %u: %s", i, strerror(ret));
 			return -ret;
 		}
+		snprintf(name, sizeof(name), "lkvm-vcpu-%u", i);
+		pthread_setname_np(vcpu->thread, name);
 	}
 	return 0;
 }

@@ -6,7 +6,8 @@
 # memory from the guest (MemTotal drops) and gives it back to the host
 # (lkvm's RSS drops), stat -m reports it, -d returns it; stop ends lkvm
 # with status 3; only the owner may talk to the socket; the socket of a
-# killed lkvm is removed by 'lkvm list'.
+# killed lkvm is removed by 'lkvm list'; the threads are named for their
+# role (lkvm-vcpu-N, lkvm-io, lkvm-ctl).
 . ./lib.sh
 
 export HOME=/tmp/home
@@ -64,6 +65,13 @@ t list-i-no-rootfs lacks "rootfs-x" /tmp/list-i.log
 ./lkvm list -r >/tmp/list-r.log 2>&1
 t list-r-no-guest lacks "ctl-a" /tmp/list-r.log
 t list-r-shows-rootfs has "rootfs-x" /tmp/list-r.log
+
+# The threads are named for their role, as top -H and ps -T show them.
+cat /proc/$apid/task/*/comm >/tmp/comm.log
+t thread-name-vcpu0 grep -qx lkvm-vcpu-0 /tmp/comm.log
+t thread-name-vcpu1 grep -qx lkvm-vcpu-1 /tmp/comm.log
+t thread-name-io grep -qx lkvm-io /tmp/comm.log
+t thread-name-ctl grep -qx lkvm-ctl /tmp/comm.log
 
 # pause / resume: the counter stops, then goes on.
 ./lkvm pause -n ctl-a >/tmp/pause.log 2>&1
