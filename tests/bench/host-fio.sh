@@ -5,18 +5,22 @@
 # alternating A B A B, with 1 and 2 vCPUs.  Around each fio job (the guest's "fio-begin"/"fio-end" lines)
 # it reads the host kernel's KVM statistics (debugfs,
 # /sys/kernel/debug/kvm/<pid>-<fd>/: mmio_exit_user and exits, the same
-# counters for every VMM) and the VMM's CPU time (/proc/<pid>/stat).
+# counters for every VMM) and the VMM process's CPU time (/proc/<pid>/stat,
+# all its threads, io_uring's workers too), split in two: the time its
+# vCPU threads spent running the guest (guest_time, field 43), and the
+# rest, the VMM's own work in user space and in the host kernel on its
+# behalf (utime + stime - guest_time).
 # Prints "BENCH <vmm>-r<round>-c<N>-<transport>-<job>-<measure> value unit"
 # lines.
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hz=100
 counters() {
 	d=$(ls -d /sys/kernel/debug/kvm/"$1"-* 2>/dev/null | head -1)
-	cpu=$(awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null)
+	cpu=$(awk '{ print $14 + $15 - $43, $43 }' /proc/"$1"/stat 2>/dev/null)
 	if [ -n "$d" ]; then
-		echo "$(cat "$d/mmio_exit_user") $(cat "$d/exits") ${cpu:-0}"
+		echo "$(cat "$d/mmio_exit_user") $(cat "$d/exits") ${cpu:-0 0}"
 	else
-		echo "0 0 ${cpu:-0}"
+		echo "0 0 ${cpu:-0 0}"
 	fi
 }
 # run NAME CMD...: one guest; the figures of each job as BENCH lines.
@@ -37,11 +41,11 @@ run() {
 		case "$tag" in
 		fio-begin)
 			set -- $(counters $pid)
-			m0=$1 e0=$2 c0=$3
+			m0=$1 e0=$2 c0=$3 g0=$4
 			;;
 		fio-end)
 			set -- $(counters $pid)
-			echo "$job $(($1 - m0)) $(($2 - e0)) $(($3 - c0))" >>/tmp/fio.counters
+			echo "$job $(($1 - m0)) $(($2 - e0)) $(($3 - c0)) $(($4 - g0))" >>/tmp/fio.counters
 			;;
 		FIO) echo "FIO $job $rest" >>/tmp/fio.counters ;;
 		esac
@@ -51,7 +55,7 @@ run() {
 	awk -v n="$name" -v hz="$hz" '
 		$1 == "FIO" && $3 == "failed:" { print "BENCH " n "-" $2 "-failed 1 " $4; next }
 		$1 == "FIO" { mbs[$2] = $3; iops[$2] = $4; kib[$2] = $5; next }
-		{ mmio[$1] = $2; ex[$1] = $3; cpu[$1] = $4; order[++k] = $1 }
+		{ mmio[$1] = $2; ex[$1] = $3; cpu[$1] = $4; gst[$1] = $5; order[++k] = $1 }
 		# Exits of the job less those of its two marker lines.
 		function net(v, m) { return v > m ? v - m : 0 }
 		END {
@@ -64,6 +68,7 @@ run() {
 				printf "BENCH %s-%s-user-exits/MiB %.3f exits\n", n, j, net(mmio[j], mmio["markers"]) / mib
 				printf "BENCH %s-%s-all-exits/MiB %.1f exits\n", n, j, net(ex[j], ex["markers"]) / mib
 				printf "BENCH %s-%s-VMM-CPU-s/GiB %.2f s\n", n, j, cpu[j] / hz / (mib / 1024)
+				printf "BENCH %s-%s-guest-CPU-s/GiB %.2f s\n", n, j, gst[j] / hz / (mib / 1024)
 			}
 		}' /tmp/fio.counters
 	rm -f /tmp/fio.counters
