@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -112,12 +113,157 @@ static void test_bounded_fd_table(void **state)
 	close(c.fd);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A poller that wants `limit` more turns, each within `ns`, then none. */
+struct script {
+	atomic_int turns;
+	int limit;
+	int64_t ns;
+	_Atomic uint64_t first, last; /* when the first and last turn ran */
+};
+
+static int64_t scripted_poll(void *opaque)
+{
+	struct script *s = opaque;
+	int n = atomic_fetch_add(&s->turns, 1) + 1;
+	uint64_t t = now_ns();
+
+	if (n == 1)
+		atomic_store(&s->first, t);
+	atomic_store(&s->last, t);
+	return n < s->limit ? s->ns : -1;
+}
+
+static void wait_turns(struct script *s, int want)
+{
+	for (int i = 0; i < 5000 && atomic_load(&s->turns) < want; i++)
+		usleep(1000);
+}
+
+/*
+ * A loop with one eventfd: the pollers' first turn comes after its first
+ * event (until then the loop sleeps without a timeout).
+ */
+static void loop_init(struct iothread *t, struct counter *c)
+{
+	assert_int_equal(iothread_init(t), 0);
+	assert_int_equal(iothread_add(t, c->fd, on_event, c), 0);
+}
+
+/*
+ * A poller that answers 0 gets its next turn at once, without an event;
+ * once it answers -1 the loop sleeps until an fd is ready, and then the
+ * poller runs again.
+ */
+static void test_poller_busy_then_sleeps(void **state)
+{
+	struct iothread t;
+	struct counter c = { .fd = eventfd(0, 0) };
+	struct script s = { .limit = 100, .ns = 0 };
+	uint64_t one = 1;
+
+	(void)state;
+	loop_init(&t, &c);
+	assert_int_equal(iothread_add_poller(&t, scripted_poll, &s), 0);
+	assert_int_equal(iothread_start(&t), 0);
+	usleep(20000);
+	assert_int_equal(atomic_load(&s.turns), 0); /* no event yet */
+	assert_int_equal(write(c.fd, &one, 8), 8);
+	wait_turns(&s, 100);
+	assert_int_equal(atomic_load(&s.turns), 100);
+	usleep(50000);
+	assert_int_equal(atomic_load(&s.turns), 100); /* asleep now */
+	assert_int_equal(write(c.fd, &one, 8), 8);
+	wait_turns(&s, 101);
+	usleep(20000);
+	assert_int_equal(atomic_load(&s.turns), 101);
+	iothread_stop(&t);
+	close(c.fd);
+}
+
+/*
+ * A poller that answers N ns is not spun: the loop waits that long
+ * between its turns (a lower bound, which no load can break), and the
+ * soonest answer of two pollers sets the wait.
+ */
+static void test_poller_timeout_in_ns(void **state)
+{
+	struct iothread t;
+	struct counter c = { .fd = eventfd(0, 0) };
+	struct script a = { .limit = 6, .ns = 3000000 };	 /* 3 ms */
+	struct script b = { .limit = 1000000, .ns = 200000000 }; /* 200 ms */
+	uint64_t one = 1;
+
+	(void)state;
+	loop_init(&t, &c);
+	assert_int_equal(iothread_add_poller(&t, scripted_poll, &a), 0);
+	assert_int_equal(iothread_add_poller(&t, scripted_poll, &b), 0);
+	assert_int_equal(iothread_start(&t), 0);
+	assert_int_equal(write(c.fd, &one, 8), 8);
+	wait_turns(&a, 6);
+	assert_int_equal(atomic_load(&a.turns), 6);
+	/* Five waits of 3 ms between six turns; b ran on each turn too. */
+	assert_true(atomic_load(&a.last) - atomic_load(&a.first) >= 15000000);
+	assert_true(atomic_load(&b.turns) >= 6);
+	iothread_stop(&t);
+	close(c.fd);
+}
+
+/*
+ * Without epoll_pwait2 (ENOSYS on kernels before 5.11) the timeout goes to
+ * epoll_wait in ms, rounded up: 100 us becomes 1 ms, never 0 (a spin).
+ */
+static void test_poller_ms_fallback_rounds_up(void **state)
+{
+	struct iothread t;
+	struct counter c = { .fd = eventfd(0, 0) };
+	struct script s = { .limit = 11, .ns = 100000 }; /* 100 us */
+	uint64_t one = 1;
+
+	(void)state;
+	loop_init(&t, &c);
+	t.no_pwait2 = true;
+	assert_int_equal(iothread_add_poller(&t, scripted_poll, &s), 0);
+	assert_int_equal(iothread_start(&t), 0);
+	assert_int_equal(write(c.fd, &one, 8), 8);
+	wait_turns(&s, 11);
+	assert_int_equal(atomic_load(&s.turns), 11);
+	/* Ten waits of at least 1 ms each. */
+	assert_true(atomic_load(&s.last) - atomic_load(&s.first) >= 10000000);
+	iothread_stop(&t);
+	close(c.fd);
+}
+
+static void test_bounded_pollers(void **state)
+{
+	struct iothread t;
+	struct script s = { .limit = 1 };
+
+	(void)state;
+	assert_int_equal(iothread_init(&t), 0);
+	for (int i = 0; i < IOTHREAD_MAX_POLLERS; i++)
+		assert_int_equal(iothread_add_poller(&t, scripted_poll, &s), 0);
+	assert_int_equal(iothread_add_poller(&t, scripted_poll, &s), -ENOSPC);
+	iothread_stop(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handlers_run_on_events),
 		cmocka_unit_test(test_watch_off_ignores_hangup),
 		cmocka_unit_test(test_bounded_fd_table),
+		cmocka_unit_test(test_poller_busy_then_sleeps),
+		cmocka_unit_test(test_poller_timeout_in_ns),
+		cmocka_unit_test(test_poller_ms_fallback_rounds_up),
+		cmocka_unit_test(test_bounded_pollers),
 	};
 
 	return cmocka_run_group_tests_name("iothread", tests, NULL, NULL);
