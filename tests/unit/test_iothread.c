@@ -147,14 +147,50 @@ static void wait_turns(struct script *s, int want)
 		usleep(1000);
 }
 
+/* An I/O thread with one eventfd and up to two scripted pollers. */
+struct loop {
+	struct iothread t;
+	struct counter c;
+};
+
 /*
- * A loop with one eventfd: the pollers' first turn comes after its first
- * event (until then the loop sleeps without a timeout).
+ * The pollers' first turn comes after the first event (until then the
+ * loop sleeps without a timeout).  no_pwait2: as after epoll_pwait2 said
+ * ENOSYS (kernels before 5.11).
  */
-static void loop_init(struct iothread *t, struct counter *c)
+static void loop_start(struct loop *l, bool no_pwait2, struct script *a,
+		       struct script *b)
 {
-	assert_int_equal(iothread_init(t), 0);
-	assert_int_equal(iothread_add(t, c->fd, on_event, c), 0);
+	l->c = (struct counter){ .fd = eventfd(0, 0) };
+	assert_int_equal(iothread_init(&l->t), 0);
+	assert_int_equal(iothread_add(&l->t, l->c.fd, on_event, &l->c), 0);
+	l->t.no_pwait2 = no_pwait2;
+	assert_int_equal(iothread_add_poller(&l->t, scripted_poll, a), 0);
+	if (b)
+		assert_int_equal(iothread_add_poller(&l->t, scripted_poll, b),
+				 0);
+	assert_int_equal(iothread_start(&l->t), 0);
+}
+
+static void loop_event(struct loop *l)
+{
+	uint64_t one = 1;
+
+	assert_int_equal(write(l->c.fd, &one, 8), 8);
+}
+
+static void loop_stop(struct loop *l)
+{
+	iothread_stop(&l->t);
+	close(l->c.fd);
+}
+
+/* s ran its `limit` turns, the first and last at least min_ns apart. */
+static void assert_turns_span(struct script *s, uint64_t min_ns)
+{
+	wait_turns(s, s->limit);
+	assert_int_equal(atomic_load(&s->turns), s->limit);
+	assert_true(atomic_load(&s->last) - atomic_load(&s->first) >= min_ns);
 }
 
 /*
@@ -164,28 +200,23 @@ static void loop_init(struct iothread *t, struct counter *c)
  */
 static void test_poller_busy_then_sleeps(void **state)
 {
-	struct iothread t;
-	struct counter c = { .fd = eventfd(0, 0) };
 	struct script s = { .limit = 100, .ns = 0 };
-	uint64_t one = 1;
+	struct loop l;
 
 	(void)state;
-	loop_init(&t, &c);
-	assert_int_equal(iothread_add_poller(&t, scripted_poll, &s), 0);
-	assert_int_equal(iothread_start(&t), 0);
+	loop_start(&l, false, &s, NULL);
 	usleep(20000);
 	assert_int_equal(atomic_load(&s.turns), 0); /* no event yet */
-	assert_int_equal(write(c.fd, &one, 8), 8);
+	loop_event(&l);
 	wait_turns(&s, 100);
 	assert_int_equal(atomic_load(&s.turns), 100);
 	usleep(50000);
 	assert_int_equal(atomic_load(&s.turns), 100); /* asleep now */
-	assert_int_equal(write(c.fd, &one, 8), 8);
+	loop_event(&l);
 	wait_turns(&s, 101);
 	usleep(20000);
 	assert_int_equal(atomic_load(&s.turns), 101);
-	iothread_stop(&t);
-	close(c.fd);
+	loop_stop(&l);
 }
 
 /*
@@ -195,50 +226,33 @@ static void test_poller_busy_then_sleeps(void **state)
  */
 static void test_poller_timeout_in_ns(void **state)
 {
-	struct iothread t;
-	struct counter c = { .fd = eventfd(0, 0) };
 	struct script a = { .limit = 6, .ns = 3000000 };	 /* 3 ms */
 	struct script b = { .limit = 1000000, .ns = 200000000 }; /* 200 ms */
-	uint64_t one = 1;
+	struct loop l;
 
 	(void)state;
-	loop_init(&t, &c);
-	assert_int_equal(iothread_add_poller(&t, scripted_poll, &a), 0);
-	assert_int_equal(iothread_add_poller(&t, scripted_poll, &b), 0);
-	assert_int_equal(iothread_start(&t), 0);
-	assert_int_equal(write(c.fd, &one, 8), 8);
-	wait_turns(&a, 6);
-	assert_int_equal(atomic_load(&a.turns), 6);
+	loop_start(&l, false, &a, &b);
+	loop_event(&l);
 	/* Five waits of 3 ms between six turns; b ran on each turn too. */
-	assert_true(atomic_load(&a.last) - atomic_load(&a.first) >= 15000000);
+	assert_turns_span(&a, 15000000);
 	assert_true(atomic_load(&b.turns) >= 6);
-	iothread_stop(&t);
-	close(c.fd);
+	loop_stop(&l);
 }
 
 /*
- * Without epoll_pwait2 (ENOSYS on kernels before 5.11) the timeout goes to
- * epoll_wait in ms, rounded up: 100 us becomes 1 ms, never 0 (a spin).
+ * Without epoll_pwait2 the timeout goes to epoll_wait in ms, rounded up:
+ * 100 us becomes 1 ms, never 0 (a spin).
  */
 static void test_poller_ms_fallback_rounds_up(void **state)
 {
-	struct iothread t;
-	struct counter c = { .fd = eventfd(0, 0) };
 	struct script s = { .limit = 11, .ns = 100000 }; /* 100 us */
-	uint64_t one = 1;
+	struct loop l;
 
 	(void)state;
-	loop_init(&t, &c);
-	t.no_pwait2 = true;
-	assert_int_equal(iothread_add_poller(&t, scripted_poll, &s), 0);
-	assert_int_equal(iothread_start(&t), 0);
-	assert_int_equal(write(c.fd, &one, 8), 8);
-	wait_turns(&s, 11);
-	assert_int_equal(atomic_load(&s.turns), 11);
-	/* Ten waits of at least 1 ms each. */
-	assert_true(atomic_load(&s.last) - atomic_load(&s.first) >= 10000000);
-	iothread_stop(&t);
-	close(c.fd);
+	loop_start(&l, true, &s, NULL);
+	loop_event(&l);
+	assert_turns_span(&s, 10000000); /* ten waits of at least 1 ms */
+	loop_stop(&l);
 }
 
 static void test_bounded_pollers(void **state)
