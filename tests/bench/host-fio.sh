@@ -9,18 +9,27 @@
 # all its threads, io_uring's workers too), split in two: the time its
 # vCPU threads spent running the guest (guest_time, field 43), and the
 # rest, the VMM's own work in user space and in the host kernel on its
-# behalf (utime + stime - guest_time).
+# behalf (utime + stime - guest_time), itself split into its vCPU
+# threads' part and the rest (see counters below).
 # Prints "BENCH <vmm>-r<round>-c<N>-<transport>-<job>-<measure> value unit"
 # lines.
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hz=100
+# The VMM's own CPU time is split once more: what its vCPU threads spent
+# outside the guest (exits, halt polling), from /proc/<pid>/task/ (both
+# VMMs have "vcpu" in those threads' names, and they live as long as the
+# guest), and the rest, its I/O threads and io_uring's workers (the
+# process's figures count threads that have ended too).
 counters() {
 	d=$(ls -d /sys/kernel/debug/kvm/"$1"-* 2>/dev/null | head -1)
 	cpu=$(awk '{ print $14 + $15 - $43, $43 }' /proc/"$1"/stat 2>/dev/null)
+	vcpu=$(for t in /proc/"$1"/task/*; do
+		grep -q vcpu "$t/comm" 2>/dev/null && cat "$t/stat" 2>/dev/null
+	done | awk '{ s += $14 + $15 - $43 } END { print s + 0 }')
 	if [ -n "$d" ]; then
-		echo "$(cat "$d/mmio_exit_user") $(cat "$d/exits") ${cpu:-0 0}"
+		echo "$(cat "$d/mmio_exit_user") $(cat "$d/exits") ${cpu:-0 0} $vcpu"
 	else
-		echo "0 0 ${cpu:-0 0}"
+		echo "0 0 ${cpu:-0 0} $vcpu"
 	fi
 }
 # run NAME CMD...: one guest; the figures of each job as BENCH lines.
@@ -41,11 +50,11 @@ run() {
 		case "$tag" in
 		fio-begin)
 			set -- $(counters $pid)
-			m0=$1 e0=$2 c0=$3 g0=$4
+			m0=$1 e0=$2 c0=$3 g0=$4 v0=$5
 			;;
 		fio-end)
 			set -- $(counters $pid)
-			echo "$job $(($1 - m0)) $(($2 - e0)) $(($3 - c0)) $(($4 - g0))" >>/tmp/fio.counters
+			echo "$job $(($1 - m0)) $(($2 - e0)) $(($3 - c0)) $(($4 - g0)) $(($5 - v0))" >>/tmp/fio.counters
 			;;
 		FIO) echo "FIO $job $rest" >>/tmp/fio.counters ;;
 		esac
@@ -55,7 +64,7 @@ run() {
 	awk -v n="$name" -v hz="$hz" '
 		$1 == "FIO" && $3 == "failed:" { print "BENCH " n "-" $2 "-failed 1 " $4; next }
 		$1 == "FIO" { mbs[$2] = $3; iops[$2] = $4; kib[$2] = $5; next }
-		{ mmio[$1] = $2; ex[$1] = $3; cpu[$1] = $4; gst[$1] = $5; order[++k] = $1 }
+		{ mmio[$1] = $2; ex[$1] = $3; cpu[$1] = $4; gst[$1] = $5; vc[$1] = $6; order[++k] = $1 }
 		# Exits of the job less those of its two marker lines.
 		function net(v, m) { return v > m ? v - m : 0 }
 		END {
@@ -68,6 +77,11 @@ run() {
 				printf "BENCH %s-%s-user-exits/MiB %.3f exits\n", n, j, net(mmio[j], mmio["markers"]) / mib
 				printf "BENCH %s-%s-all-exits/MiB %.1f exits\n", n, j, net(ex[j], ex["markers"]) / mib
 				printf "BENCH %s-%s-VMM-CPU-s/GiB %.2f s\n", n, j, cpu[j] / hz / (mib / 1024)
+				# (Not when the vCPU threads ended before the end of the job was read.)
+				if (vc[j] >= 0 && vc[j] <= cpu[j]) {
+					printf "BENCH %s-%s-VMM-io-CPU-s/GiB %.2f s\n", n, j, (cpu[j] - vc[j]) / hz / (mib / 1024)
+					printf "BENCH %s-%s-VMM-vcpu-CPU-s/GiB %.2f s\n", n, j, vc[j] / hz / (mib / 1024)
+				}
 				printf "BENCH %s-%s-guest-CPU-s/GiB %.2f s\n", n, j, gst[j] / hz / (mib / 1024)
 			}
 		}' /tmp/fio.counters
