@@ -20,6 +20,12 @@ only=${BENCH_ONLY:-}
 want() {
 	[ -z "$only" ] || case " $only " in *" $1 "*) true ;; *) false ;; esac
 }
+# BENCH_FIO_ROUNDS: the fio runs' A B pairs per case, 1 to 9 (default 2).
+rounds=${BENCH_FIO_ROUNDS:-2}
+case $rounds in
+[1-9]) ;;
+*) die "BENCH_FIO_ROUNDS=$rounds: expected 1 to 9" ;;
+esac
 [ "$only" = report ] || : >"$log"
 kvmtool_add=()
 if [ -n "${KVMTOOL:-}" ]; then
@@ -54,10 +60,10 @@ want irqchip && bench "irqchips: lkvm aia, kernel-plic, plic${KVMTOOL:+, kvmtool
 if want fio; then
 	"$RVKVM_TOP/scripts/fio-root.sh" "$RVKVM_BUILD/images/fio-root"
 	# BENCH_FIO_TRANSPORT: "pci" (the default, as for both VMMs), "mmio"
-	# or both ("pci mmio").
+	# or both ("pci mmio").  BENCH_FIO_ROUNDS: A B pairs per case.
 	bench "fio: lkvm aia${KVMTOOL:+, kvmtool} with 1 and 2 vCPUs on an AIA host" \
 		--aia --timeout 1800 "${kvmtool_add[@]}" \
-		--append "rvkvm.fio_transport=$(echo ${BENCH_FIO_TRANSPORT:-pci} | tr ' ' ,)" \
+		--append "rvkvm.fio_transport=$(echo ${BENCH_FIO_TRANSPORT:-pci} | tr ' ' ,) rvkvm.fio_rounds=$rounds" \
 		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
 		--guest-add "$RVKVM_TOP/tests/bench/fio:/opt/bench" \
 		--guest-test "$RVKVM_TOP/tests/bench/guest-fio.sh" \
@@ -100,20 +106,40 @@ if want irqchip || [ "$only" = report ]; then
 	}'
 fi
 
-# The fio runs: mean of the rounds per VMM, and lkvm / kvmtool.
+# The fio runs: mean of the rounds per VMM, lkvm / kvmtool of the means,
+# and the lowest and highest ratio of one round's pair (lkvm's round N
+# and kvmtool's round N ran one after the other): how far one pair can
+# be off in this environment.
 grep -q '^BENCH \(lkvm\|kvmtool\)-r[0-9]-c' "$log" || exit 0
 echo
-printf '%-44s %10s %10s %14s\n' "fio (mean of rounds)" "lkvm" "kvmtool" "lkvm/kvmtool"
-sed -n 's/^BENCH \(lkvm\|kvmtool\)-r[0-9]-\(c[0-9]-[^ ]*\) \([0-9.]*\).*/\1 \2 \3/p' "$log" |
+printf '%-44s %10s %10s %14s %13s\n' "fio (mean of rounds)" "lkvm" "kvmtool" "lkvm/kvmtool" "pairs"
+sed -n 's/^BENCH \(lkvm\|kvmtool\)-r\([0-9]\)-\(c[0-9]-[^ ]*\) \([0-9.]*\).*/\1 \2 \3 \4/p' "$log" |
 	tr -d '\r' | awk '
-	{ sum[$1, $2] += $3; n[$1, $2]++; if (!($2 in seen)) { seen[$2]; order[++k] = $2 } }
-	function m(v, x) { return n[v, x] ? sum[v, x] / n[v, x] : -1 }
-	function f(v) { return v >= 0 ? sprintf("%.2f", v) : "-" }
+	{
+		v[$1, $2, $3] = $4; sum[$1, $3] += $4; n[$1, $3]++
+		if ($2 > nr) nr = $2
+		if (!($3 in seen)) { seen[$3]; order[++k] = $3 }
+	}
+	function m(w, x) { return n[w, x] ? sum[w, x] / n[w, x] : -1 }
+	function f(w) { return w >= 0 ? sprintf("%.2f", w) : "-" }
+	# The ratios of the rounds that both VMMs ran, as "low-high".
+	function pairs(x,   r, q, lo, hi, c) {
+		c = 0
+		for (r = 1; r <= nr; r++) {
+			if (!(("lkvm", r, x) in v) || !(("kvmtool", r, x) in v) ||
+			    v["kvmtool", r, x] <= 0)
+				continue
+			q = v["lkvm", r, x] / v["kvmtool", r, x]
+			if (!c++ || q < lo) lo = q
+			if (c == 1 || q > hi) hi = q
+		}
+		return c > 1 ? sprintf("%.2f-%.2f", lo, hi) : "-"
+	}
 	END {
 		for (i = 1; i <= k; i++) {
 			x = order[i]
 			a = m("lkvm", x); t = m("kvmtool", x)
 			r = (a >= 0 && t > 0) ? sprintf("%.2f", a / t) : "-"
-			printf "%-44s %10s %10s %14s\n", x, f(a), f(t), r
+			printf "%-44s %10s %10s %14s %13s\n", x, f(a), f(t), r, pairs(x)
 		}
 	}'

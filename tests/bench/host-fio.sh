@@ -93,14 +93,18 @@ guest="-k Image -i guest-guest-fio.cpio.gz -m 512 -d /tmp/fio.img"
 # list of pci (both VMMs' default, with MSI-X on the AIA) and mmio;
 # pci unless it says otherwise.
 ts=$(sed -n 's/.*rvkvm\.fio_transport=\([a-z,]*\).*/\1/p' /proc/cmdline)
+# A B pairs per case: rvkvm.fio_rounds= (BENCH_FIO_ROUNDS), 2 by default.
+rounds=$(sed -n 's/.*rvkvm\.fio_rounds=\([1-9]\).*/\1/p' /proc/cmdline)
 for t in $(echo "${ts:-pci}" | tr , ' '); do
 	for c in 1 2; do
-		for round in 1 2; do
+		round=1
+		while [ "$round" -le "${rounds:-2}" ]; do
 			run "lkvm-r$round-c$c-$t" ./lkvm run $guest -c $c \
 				--irqchip aia --virtio-transport $t
 			[ -x ./kvmtool ] && run "kvmtool-r$round-c$c-$t" \
 				./kvmtool run $guest -c $c --virtio-transport $t \
 				-p console=ttyS0
+			round=$((round + 1))
 		done
 	done
 done
