@@ -1,7 +1,8 @@
 #!/bin/bash
 # check.sh [SUITE...]: build what each suite needs, run it and count every
 # test.  Suites, in this order by default: format (clang-format, one test),
-# scripts (kernel build machinery on fixtures, image recipes), unit (native
+# scripts (kernel build machinery on fixtures, image recipes, the bench
+# tables on a made-up log), unit (native
 # cmocka under ASan+UBSan), fuzz (short libFuzzer runs), e2e (boots in the
 # emulated host; builds the kernel first).  The native suites run before the
 # kernel is built, so a broken unit test shows in seconds.  A build that
@@ -99,11 +100,13 @@ suite_format() {
 }
 
 suite_scripts() {
-	stage "check: kernel build machinery and image recipes"
+	stage "check: kernel build machinery, image recipes, bench tables"
 	tests/kernel/test-kernel-scripts.sh >"$logs/scripts.log" 2>&1
 	collect scripts "$logs/scripts.log" >/dev/null
 	tests/images/test-images.sh >"$logs/images.log" 2>&1
 	collect images "$logs/images.log" >/dev/null
+	tests/bench/test-bench-report.sh >"$logs/bench-report.log" 2>&1
+	collect bench-report "$logs/bench-report.log" >/dev/null
 	stage_done
 }
 

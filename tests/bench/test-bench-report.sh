@@ -1,0 +1,52 @@
+#!/bin/bash
+# Tests of make bench's fio table (scripts/bench.sh, BENCH_ONLY=report) on a
+# made-up log: the mean of the rounds per VMM, the ratio of the means, the
+# lowest and highest ratio of one round's pair, and BENCH_FIO_ROUNDS'
+# check, which must leave the last run's log alone.  No emulated host runs.
+# Prints "PASS name" / "FAIL name" lines.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+t() {
+	local name=$1
+	shift
+	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fi
+}
+
+mkdir -p "$tmp/build/bench"
+log=$tmp/build/bench/boot.log
+# Two rounds; lkvm/kvmtool per round: 2.00 and 1.00, so 1.50 of the means
+# (300 / 200).  A third round only lkvm ran has no pair, and kvmtool's 0
+# (a status) gives no ratio.
+cat >"$log" <<'EOF'
+BENCH lkvm-r1-c1-pci-status 0 exit
+BENCH kvmtool-r1-c1-pci-status 0 exit
+BENCH lkvm-r1-c1-pci-seq-read-MiB/s 400.0 MiB/s
+BENCH kvmtool-r1-c1-pci-seq-read-MiB/s 200.0 MiB/s
+BENCH lkvm-r2-c1-pci-seq-read-MiB/s 200.0 MiB/s
+BENCH kvmtool-r2-c1-pci-seq-read-MiB/s 200.0 MiB/s
+BENCH lkvm-r1-c1-pci-seq-write-MiB/s 90.0 MiB/s
+BENCH kvmtool-r1-c1-pci-seq-write-MiB/s 60.0 MiB/s
+BENCH lkvm-r3-c1-pci-seq-write-MiB/s 30.0 MiB/s
+EOF
+cp "$log" "$tmp/log.orig"
+report() {
+	RVKVM_BUILD=$tmp/build BENCH_ONLY=report "$top/scripts/bench.sh" 2>&1
+}
+report >"$tmp/out"
+row() { awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$tmp/out"; }
+t report-header grep -q '^fio (mean of rounds) .*lkvm/kvmtool *pairs$' "$tmp/out"
+t report-mean-ratio-pairs test "$(row c1-pci-seq-read-MiB/s)" = "300.00 200.00 1.50 1.00-2.00"
+# One pair only: no range.  lkvm's mean counts its unpaired round.
+t report-one-pair test "$(row c1-pci-seq-write-MiB/s)" = "60.00 60.00 1.00 -"
+t report-no-ratio-of-zero test "$(row c1-pci-status)" = "0.00 0.00 - -"
+
+for bad in 0 10 x; do
+	RVKVM_BUILD=$tmp/build BENCH_ONLY=fio BENCH_FIO_ROUNDS=$bad \
+		"$top/scripts/bench.sh" >"$tmp/bad.out" 2>&1
+	t "rounds-$bad-refused" test $? -eq 1
+	t "rounds-$bad-named" grep -q "BENCH_FIO_ROUNDS=$bad: expected 1 to 9" "$tmp/bad.out"
+done
+t rounds-refused-keeps-log cmp -s "$log" "$tmp/log.orig"
