@@ -60,9 +60,12 @@ want irqchip && bench "irqchips: lkvm aia, kernel-plic, plic${KVMTOOL:+, kvmtool
 if want fio; then
 	"$RVKVM_TOP/scripts/fio-root.sh" "$RVKVM_BUILD/images/fio-root"
 	# BENCH_FIO_TRANSPORT: "pci" (the default, as for both VMMs), "mmio"
-	# or both ("pci mmio").  BENCH_FIO_ROUNDS: A B pairs per case.
+	# or both ("pci mmio").  BENCH_FIO_ROUNDS: A B pairs per case.  A
+	# round of one transport takes about 250 s here: allow 600 s for
+	# each, and 600 s more.
+	nt=$(echo ${BENCH_FIO_TRANSPORT:-pci} | wc -w)
 	bench "fio: lkvm aia${KVMTOOL:+, kvmtool} with 1 and 2 vCPUs on an AIA host" \
-		--aia --timeout 1800 "${kvmtool_add[@]}" \
+		--aia --timeout $((600 + 600 * rounds * nt)) "${kvmtool_add[@]}" \
 		--append "rvkvm.fio_transport=$(echo ${BENCH_FIO_TRANSPORT:-pci} | tr ' ' ,) rvkvm.fio_rounds=$rounds" \
 		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
 		--guest-add "$RVKVM_TOP/tests/bench/fio:/opt/bench" \
