@@ -5,16 +5,7 @@
 # check, which must leave the last run's log alone.  No emulated host runs.
 # Prints "PASS name" / "FAIL name" lines.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-t() {
-	local name=$1
-	shift
-	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fi
-}
-
+. "$(dirname "$0")/../pass-fail.sh"
 mkdir -p "$tmp/build/bench"
 log=$tmp/build/bench/boot.log
 # Two rounds; lkvm/kvmtool per round: 2.00 and 1.00, so 1.50 of the means

@@ -3,16 +3,7 @@
 # given with --add and the --test script; mkdisk.sh makes an ext4 image
 # holding a directory.  Prints "PASS name" / "FAIL name" lines.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-t() {
-	local name=$1
-	shift
-	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fi
-}
-
+. "$(dirname "$0")/../pass-fail.sh"
 echo "payload-1" >"$tmp/payload"
 printf '#!/bin/sh\necho hi\n' >"$tmp/test.sh"
 "$top/guest-images/mkinitramfs.sh" -o "$tmp/i.cpio.gz" \

@@ -4,17 +4,8 @@
 # every option of a Kconfig fragment reached the final .config.
 # Prints "PASS name" / "FAIL name" lines.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../pass-fail.sh"
 fx=$top/tests/kernel/fixtures
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-t() {
-	local name=$1
-	shift
-	if "$@"; then echo "PASS $name"; else echo "FAIL $name"; fi
-}
-
 # A good series applies in order.
 cp -r "$fx/tree" "$tmp/good"
 "$top/scripts/apply-patches.sh" "$tmp/good" "$fx/good" >"$tmp/good.out" 2>&1
