@@ -28,10 +28,11 @@ rm -rf "$RVKVM_BUILD/check"
 mkdir -p "$logs"
 : >"$results"
 
-# record STATUS NAME [DETAIL]: STATUS is PASS, FAIL or SKIP.
+# record STATUS NAME [DETAIL]: STATUS is PASS, FAIL or SKIP.  What is not
+# a pass is shown on stderr: collect's stdout is its count.
 record() {
 	echo "$1 $2" >>"$results"
-	[ "$1" = PASS ] || echo "  $1 $2${3:+ ($3)}"
+	[ "$1" = PASS ] || echo "  $1 $2${3:+ ($3)}" >&2
 }
 
 # Turn "PASS x" / "FAIL x" / "SKIP x" lines of a log into results under
@@ -189,6 +190,8 @@ suite_e2e() {
 			record PASS "e2e/$name/status"
 		else
 			record FAIL "e2e/$name/status" "status $rc, $(tail -1 "$log"), see $log"
+			# The log stays in the build tree; CI shows only this output.
+			tail -n 25 "$log" | sed 's/^/    | /' >&2
 		fi
 		stage_done
 	done <"${E2E_CASES:-tests/e2e/cases}"
