@@ -409,7 +409,13 @@ struct virtio_blk_file {
 
 extern const struct virtio_blk_disk_ops virtio_blk_file_ops;
 
-/* 0 or -errno (logged with the path); -EBUSY when locked by another. */
+/* The image format whose header starts buf ("qcow", ...), NULL for raw. */
+const char *virtio_blk_file_format(const void *buf, size_t len);
+
+/*
+ * 0 or -errno (logged with the path); -EBUSY when locked by another,
+ * -EMEDIUMTYPE for an image format lkvm does not serve (qcow, ...).
+ */
 int virtio_blk_file_open(struct virtio_blk_file *f, const char *path,
 			 bool read_only, bool direct);
 /* Closes the file (dropping the lock); a no-op after a failed open. */

@@ -13,6 +13,8 @@
 #include "lib/log.h"
 
 #define BLK_FILE_IOV_MAX VIRTQ_CHAIN_MAX_SEGS
+/* What the format probe reads: one block, at least any sector size. */
+#define BLK_FILE_PROBE 4096
 
 /*
  * preadv/pwritev over iov until len bytes moved, end of file (reads) or an
@@ -281,7 +283,59 @@ static int blk_file_flags(const char *path, bool read_only, bool direct)
 	return flags;
 }
 
-/* Size, lock, blocking mode and the zero buffer of a freshly opened f. */
+/*
+ * Image formats whose header lkvm knows but does not serve: given as a
+ * raw disk, the guest would see the header and its writes would corrupt
+ * the image.
+ */
+static const struct {
+	const char *name;
+	const char *magic;
+	size_t len;
+} blk_file_formats[] = {
+	{ "qcow", "QFI\xfb", 4 }, /* qcow and qcow2 */
+	{ "QED", "QED\0", 4 },
+	{ "VMDK", "KDMV", 4 },
+	{ "VHDX", "vhdxfile", 8 },
+};
+
+/* Name of the image format whose magic starts buf, or NULL for raw. */
+const char *virtio_blk_file_format(const void *buf, size_t len)
+{
+	for (size_t i = 0;
+	     i < sizeof(blk_file_formats) / sizeof(blk_file_formats[0]); i++)
+		if (len >= blk_file_formats[i].len &&
+		    !memcmp(buf, blk_file_formats[i].magic,
+			    blk_file_formats[i].len))
+			return blk_file_formats[i].name;
+	return NULL;
+}
+
+/*
+ * Refuse an image in a format lkvm does not serve.  The first block is
+ * read with an aligned buffer, as O_DIRECT asks; a read that fails here
+ * is left for the guest's first request to meet.
+ */
+static int blk_file_probe(struct virtio_blk_file *f, const char *path)
+{
+	void *buf = aligned_alloc(VIRTIO_BLK_BOUNCE_ALIGN, BLK_FILE_PROBE);
+	const char *format = NULL;
+	ssize_t n;
+
+	if (!buf)
+		return blk_file_err(path, "cannot allocate", -ENOMEM);
+	n = pread(f->fd, buf, BLK_FILE_PROBE, 0);
+	if (n > 0)
+		format = virtio_blk_file_format(buf, n);
+	free(buf);
+	if (!format)
+		return 0;
+	pr_err("%s: a %s image; lkvm serves raw images only (qemu-img convert -O raw makes one)",
+	       path, format);
+	return -EMEDIUMTYPE;
+}
+
+/* Size, lock, format, blocking mode and the zero buffer of a new f. */
 static int blk_file_setup(struct virtio_blk_file *f, const char *path)
 {
 	int ret, fl;
@@ -289,6 +343,8 @@ static int blk_file_setup(struct virtio_blk_file *f, const char *path)
 	ret = blk_file_size(f, path);
 	if (!ret)
 		ret = blk_file_lock(f, path);
+	if (!ret)
+		ret = blk_file_probe(f, path);
 	if (ret)
 		return ret;
 	fl = fcntl(f->fd, F_GETFL);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Disk glue: how many request queues each -d gets. */
+/*
+ * Disk glue: how many request queues each -d gets; image formats lkvm
+ * refuses to serve as raw.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "lib/log.h"
 #include "lib/sizes.h"
 #include "vmm/disks.h"
+#include "virtio/blk.h"
 
 static void test_queues_rule(void **state)
 {
@@ -77,11 +83,101 @@ static void test_disks_up_queues(void **state)
 	unlink(path);
 }
 
+static void test_format_magic(void **state)
+{
+	static const uint8_t qcow2[] = { 'Q', 'F', 'I', 0xfb, 0, 0, 0, 3 };
+	static const uint8_t zeroes[512];
+
+	(void)state;
+	assert_string_equal(virtio_blk_file_format(qcow2, sizeof(qcow2)),
+			    "qcow");
+	assert_string_equal(virtio_blk_file_format("QED\0xxxx", 8), "QED");
+	assert_string_equal(virtio_blk_file_format("KDMV\1\0\0\0", 8), "VMDK");
+	assert_string_equal(virtio_blk_file_format("vhdxfile", 8), "VHDX");
+	/* raw: zeroes, an MBR-less ext4 start, a short or cut magic */
+	assert_null(virtio_blk_file_format(zeroes, sizeof(zeroes)));
+	assert_null(virtio_blk_file_format(qcow2, 3));
+	assert_null(virtio_blk_file_format("vhdxfil", 7));
+	assert_null(virtio_blk_file_format("QFI\xfa", 4));
+	assert_null(virtio_blk_file_format("", 0));
+}
+
+/* A temporary file of 64 KiB that starts with head (len bytes). */
+static void image_make(char *path, const void *head, size_t len)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 64 * 1024), 0);
+	assert_int_equal(pwrite(fd, head, len, 0), (ssize_t)len);
+	close(fd);
+}
+
+/* A qcow2 image given as -d is refused, read-only or not, and untouched. */
+static void test_format_refused(void **state)
+{
+	static const uint8_t qcow2[] = { 'Q', 'F', 'I', 0xfb, 0, 0, 0, 3 };
+	char path[] = "/tmp/rvkvm-test-qcow-XXXXXX";
+	struct virtio_blk_file f;
+	uint8_t back[sizeof(qcow2)];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	log_level = -1;
+	image_make(path, qcow2, sizeof(qcow2));
+	assert_int_equal(virtio_blk_file_open(&f, path, false, false),
+			 -EMEDIUMTYPE);
+	assert_int_equal(f.fd, -1);
+	assert_int_equal(virtio_blk_file_open(&f, path, true, false),
+			 -EMEDIUMTYPE);
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, back, sizeof(back), 0), sizeof(back));
+	assert_memory_equal(back, qcow2, sizeof(qcow2));
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 64 * 1024);
+	close(fd);
+	/* The refusal dropped the lock: a raw image there opens. */
+	fd = open(path, O_WRONLY);
+	assert_int_equal(pwrite(fd, "\0\0\0\0", 4, 0), 4);
+	close(fd);
+	assert_int_equal(virtio_blk_file_open(&f, path, false, false), 0);
+	virtio_blk_file_close(&f);
+	unlink(path);
+}
+
+/* A raw image smaller than the probe's block, and an empty one, open. */
+static void test_format_small_raw(void **state)
+{
+	char path[] = "/tmp/rvkvm-test-raw-XXXXXX";
+	struct virtio_blk_file f;
+	int fd;
+
+	(void)state;
+	log_level = -1;
+	image_make(path, "QFI", 3);
+	fd = open(path, O_WRONLY);
+	assert_int_equal(ftruncate(fd, 3), 0);
+	close(fd);
+	assert_int_equal(virtio_blk_file_open(&f, path, false, false), 0);
+	virtio_blk_file_close(&f);
+	fd = open(path, O_WRONLY);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	close(fd);
+	assert_int_equal(virtio_blk_file_open(&f, path, true, false), 0);
+	virtio_blk_file_close(&f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queues_rule),
 		cmocka_unit_test(test_disks_up_queues),
+		cmocka_unit_test(test_format_magic),
+		cmocka_unit_test(test_format_refused),
+		cmocka_unit_test(test_format_small_raw),
 	};
 
 	return cmocka_run_group_tests_name("disks", tests, NULL, NULL);
