@@ -139,7 +139,10 @@ static int size_shift(char suffix)
 	return -1;
 }
 
-/* Like strtoull() base 0: "0x" hex, a leading 0 octal, else decimal. */
+/*
+ * Decimal, as kvmtool's -m (a leading 0 too: 0512 is 512); "0x" hex as
+ * kvmtool's older base-0 -m took it.
+ */
 static int size_base(const char *s, const char **digits, const char **set)
 {
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -148,8 +151,8 @@ static int size_base(const char *s, const char **digits, const char **set)
 		return 16;
 	}
 	*digits = s;
-	*set = s[0] == '0' ? "01234567" : DEC_DIGITS;
-	return s[0] == '0' ? 8 : 10;
+	*set = DEC_DIGITS;
+	return 10;
 }
 
 int cli_parse_size(const char *s, uint64_t *bytes)
@@ -750,7 +753,7 @@ static const struct cli_opt cli_opts[] = {
 					       CONFIG_MAX_CPUS) ")") },
 	{ OPT("mem", 'm', "SIZE", set_mem,
 	      "Guest RAM, SIZE[BKMGTP]; a bare number is MiB;\n"
-	      "0x hex and 0 octal as in C (0x100 = 256M).\n"
+	      "decimal (0512 = 512M) or 0x hex (0x100 = 256M)\n"
 	      "16M..512G, a multiple of 2M (default: 64M *\n"
 	      "(cpus + 3), at most 80% of host RAM)") },
 	{ OPT("disk", 'd', "IMAGE", set_disk,

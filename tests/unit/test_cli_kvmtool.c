@@ -127,7 +127,7 @@ static const struct row rows[] = {
 	{ "--cpus", { "--cpus", "3" }, OK, cpus_3 },
 	{ "-m", { "-m", "256" }, OK, mem_256m },
 	{ "-m hex", { "--mem", "0x100" }, OK, mem_256m },
-	{ "-m octal", { "-m", "0400" }, OK, mem_256m },
+	{ "-m leading 0", { "-m", "0256" }, OK, mem_256m },
 	{ "-m G", { "-m", "1G" }, OK, mem_1g },
 	{ "-m B", { "-m", "134217728B" }, OK, mem_128m },
 	{ "-m K", { "-m", "131072K" }, OK, mem_128m },
