@@ -34,10 +34,10 @@ t cpu-type-max-status [ $rc -eq 0 ]
 t cpu-type-max-has-zicboz grep -q zicboz /tmp/max.dtb
 t cpu-type-min-hides-zicboz sh -c '! grep -q zicboz /tmp/min.dtb'
 
-# -m in octal, with a suffix.
-lkvm /tmp/oct.log -k Image -i guest-opts.cpio.gz -m 0200M -c 1
-t mem-octal-status [ $rc -eq 0 ]
-t mem-octal-summary has "# lkvm run -k Image -m 128 -c 1" /tmp/oct.log
+# -m with a leading 0 and a suffix: decimal, as kvmtool's (never octal).
+lkvm /tmp/dec.log -k Image -i guest-opts.cpio.gz -m 0200M -c 1
+t mem-leading-0-status [ $rc -eq 0 ]
+t mem-leading-0-decimal has "# lkvm run -k Image -m 200 -c 1" /tmp/dec.log
 
 # --firmware: the bare-metal sbi-probe run from the start of RAM.
 lkvm /tmp/fw.log --firmware sbi-probe.Image --console hv -m 64 -c 1
