@@ -11,4 +11,6 @@ echo "guest-reboot-io-boot: $n"
 dd if=/dev/vda of=/dev/null bs=1M 2>/dev/null &
 sleep 1
 echo "guest-reboot-io-rebooting"
+# The UART sends a line after echo returns: let it out before the reset.
+sleep 0.5
 reboot -f

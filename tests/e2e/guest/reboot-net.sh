@@ -29,4 +29,7 @@ while [ $i -lt 150 ] && { [ "$(cat $s/tx_packets)" -lt 20 ] ||
 	i=$((i + 1))
 done
 echo "guest-reboot-net-rebooting: tx $(cat $s/tx_packets) rx $(cat $s/rx_packets)"
+# The UART sends a line after echo returns: let it out before the reset
+# (the traffic and the read go on meanwhile).
+sleep 0.5
 reboot -f
