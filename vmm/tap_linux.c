@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
@@ -51,7 +52,7 @@ static int tap_set_addr(struct ifreq *ifr, int sock, unsigned long req,
 	return ioctl(sock, req, ifr) < 0 ? -errno : 0;
 }
 
-/* script=none: host_ip/24 on the tap, and up (kvmtool's behaviour). */
+/* script=none, a tap lkvm made: host_ip/24 on it, and up (as kvmtool). */
 static int tap_configure(struct tap *t)
 {
 	struct ifreq ifr = { 0 };
@@ -75,10 +76,46 @@ static int tap_configure(struct tap *t)
 	return ret;
 }
 
+/*
+ * A tap that existed before lkvm (tapif= naming a persistent tap, made by
+ * ip tuntap or tunctl, perhaps on a bridge or owned by this user) is the
+ * user's: as kvmtool, leave its addresses and state alone; only say when
+ * it is down, which no packet gets through.
+ */
+static void tap_existing(struct tap *t)
+{
+	struct ifreq ifr = { 0 };
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (sock < 0)
+		return;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->ifname);
+	if (!ioctl(sock, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP))
+		pr_warn("tap %s: the interface is down; lkvm leaves an existing tap as it is (ip link set %s up)",
+			t->ifname, t->ifname);
+	close(sock);
+}
+
+/* Is there a network interface called name? */
+static bool tap_name_exists(const char *name)
+{
+	struct ifreq ifr = { 0 };
+	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool exists;
+
+	if (sock < 0)
+		return false;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	exists = !ioctl(sock, SIOCGIFINDEX, &ifr);
+	close(sock);
+	return exists;
+}
+
 int tap_open(struct tap *t, const struct nic_config *nic)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR };
 	int hdr = VNET_HDR_LEN, ret;
+	bool existed;
 
 	t->nic = nic;
 	t->fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -88,6 +125,7 @@ int tap_open(struct tap *t, const struct nic_config *nic)
 		return ret;
 	}
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", nic->tapif);
+	existed = nic->tapif[0] && tap_name_exists(nic->tapif);
 	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0 ||
 	    ioctl(t->fd, TUNSETVNETHDRSZ, &hdr) < 0) {
 		ret = -errno;
@@ -97,9 +135,13 @@ int tap_open(struct tap *t, const struct nic_config *nic)
 		return ret;
 	}
 	snprintf(t->ifname, sizeof(t->ifname), "%s", ifr.ifr_name);
-	ret = strcmp(nic->script, "none") ?
-		      tap_run_script(nic->script, t->ifname) :
-		      tap_configure(t);
+	ret = 0;
+	if (strcmp(nic->script, "none"))
+		ret = tap_run_script(nic->script, t->ifname);
+	else if (existed)
+		tap_existing(t);
+	else
+		ret = tap_configure(t);
 	if (ret) {
 		close(t->fd);
 		t->fd = -1;
