@@ -818,7 +818,9 @@ static const struct cli_opt cli_opts[] = {
 	{ OPT("virtio-legacy", 0, NULL, set_legacy,
 	      "Not supported: lkvm has modern virtio only") },
 	{ OPT("nodefaults", 0, NULL, set_true,
-	      "Do not put console=... on the kernel command\nline"),
+	      "Do not put console=... on the kernel command\n"
+	      "line, nor boot ~/.lkvm/default when given no\n"
+	      "root, disk or initrd"),
 	  .field = CFG(nodefaults) },
 	{ OPT("loglevel", 0, "LEVEL", set_loglevel,
 	      "error, warning, info or debug\n"
@@ -831,7 +833,9 @@ static const struct cli_opt cli_opts[] = {
 	{ .help = "Kernel options:" },
 	{ OPT("kernel", 'k', "FILE", set_path,
 	      "Kernel Image to boot (or give it as the first\n"
-	      "argument that is not an option)"),
+	      "argument that is not an option).  With no -d,\n"
+	      "-i or root= in -p: a shell in ~/.lkvm/default\n"
+	      "over 9p (made if missing; host / at /host)"),
 	  .field = CFG(kernel) },
 	{ OPT("initrd", 'i', "FILE", set_path, "Initial RAM disk"),
 	  .field = CFG(initrd) },
@@ -1127,24 +1131,33 @@ static int cmdline_build(struct cli_run *r)
 
 /*
  * A sandbox boots a root made by 'lkvm setup' (-d NAME), by default
- * ~/.lkvm/default (made at the run if missing), as kvmtool does.
+ * ~/.lkvm/default (made at the run if missing), as kvmtool does.  So does
+ * a run given nothing else to boot (kvmtool's rule: no root, disk or
+ * initrd, no --firmware or --nodefaults; nor a root= in -p): a shell in
+ * that root, with the host's / read-only at /host.
  */
-static int sandbox_finish(struct cli_run *r)
+static int default_root_finish(struct cli_run *r)
 {
 	struct vm_config *cfg = r->cfg;
 	char root[CONFIG_PATH_MAX];
 	int ret;
 
-	if (!cfg->sandbox)
-		return 0;
-	if (cfg->rootfs_9p && !cfg->custom_rootfs)
-		return cli_err(
-			r,
-			"a sandbox needs a root made by 'lkvm setup NAME' (-d NAME), not a directory");
-	if (cfg->custom_rootfs)
-		return 0;
-	if (cfg->nr_disks || cfg->initrd)
-		return cli_err(r, "a sandbox boots over 9p: no -d IMAGE or -i");
+	if (cfg->sandbox) {
+		if (cfg->rootfs_9p && !cfg->custom_rootfs)
+			return cli_err(
+				r,
+				"a sandbox needs a root made by 'lkvm setup NAME' (-d NAME), not a directory");
+		if (cfg->custom_rootfs)
+			return 0;
+		if (cfg->nr_disks || cfg->initrd)
+			return cli_err(
+				r,
+				"a sandbox boots over 9p: no -d IMAGE or -i");
+	} else if (cfg->rootfs_9p || cfg->nr_disks || cfg->initrd ||
+		   cfg->firmware || cfg->nodefaults ||
+		   (cfg->params && strstr(cfg->params, "root="))) {
+		return 0; /* -p root=...: the user says where the root is */
+	}
 	if (sandbox_root_path(SANDBOX_DEFAULT_ROOT, root, sizeof(root)))
 		return cli_err(r, "no home directory for ~/.lkvm (set HOME)");
 	ret = add_share(r, root, strlen(root), SANDBOX_ROOT_TAG);
@@ -1201,7 +1214,7 @@ static int run_finish(struct cli_run *r)
 		cfg->nr_nics = 1;
 	}
 	cfg->pid = host->pid;
-	return sandbox_finish(r) ?: cmdline_build(r);
+	return default_root_finish(r) ?: cmdline_build(r);
 }
 
 /* --- commands ---------------------------------------------------------- */

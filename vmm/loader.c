@@ -319,6 +319,24 @@ static int loader_get_kernel(const struct guest_mem *mem, const char *path,
 	return ret;
 }
 
+int loader_probe_kernel(const char *path, uint64_t ram_size,
+			struct image_why *why)
+{
+	struct image_why inner;
+	struct image_info info;
+	size_t len = 0;
+	void *buf = NULL;
+	int ret;
+
+	ret = loader_read_file(path, ram_size, &buf, &len, &inner);
+	if (!ret && !image_is_gzip(buf, len))
+		ret = image_parse(buf, len, ram_size, &info, &inner);
+	free(buf);
+	if (ret)
+		image_why_set(why, "kernel %s: %s", path, inner.msg);
+	return ret;
+}
+
 /*
  * --firmware: a raw image, not parsed, run from the start of RAM (where
  * kvmtool puts firmware on arm64; it has no firmware loading on RISC-V).

@@ -86,6 +86,15 @@ int loader_place(const struct loader_request *req, struct loader_placement *out,
 int loader_read_file(const char *path, size_t max, void **buf, size_t *len,
 		     struct image_why *why);
 
+/*
+ * Before anything is made on the host for a run (a sandbox's root): is
+ * path a kernel that can boot in ram_size bytes?  An Image is parsed as
+ * loader_load() will; of an Image.gz only the gzip magic is checked.  0,
+ * or -errno with why->msg as loader_load() would word it.
+ */
+int loader_probe_kernel(const char *path, uint64_t ram_size,
+			struct image_why *why);
+
 struct loader_files {
 	const char *kernel; /* Image or Image.gz */
 	const char *initrd; /* NULL: none */

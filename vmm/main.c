@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "lib/log.h"
 #include "lifecycle.h"
+#include "loader.h"
 #include "outfd.h"
 #include "pty.h"
 #include "sandbox.h"
@@ -132,6 +133,15 @@ int main(int argc, char **argv)
 	if (ret == CLI_CTL)
 		return ctl_args_run(&cfg.ctl, stdout);
 	log_level = cfg.loglevel;
+	/* A bad kernel fails the run before a root is made for it. */
+	if (cfg.custom_rootfs && cfg.kernel) {
+		struct image_why why = { "" };
+
+		if (loader_probe_kernel(cfg.kernel, cfg.ram_size, &why)) {
+			pr_err("%s", why.msg);
+			return LKVM_EXIT_HOST_ERROR;
+		}
+	}
 	if (sandbox_prepare(&cfg, "/proc/self/exe"))
 		return LKVM_EXIT_HOST_ERROR;
 	ret = cmd_run(&cfg, sfd);

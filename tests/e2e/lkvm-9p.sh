@@ -6,7 +6,8 @@
 # virtio-mmio.  Then the sandbox: 'lkvm sandbox -- sh -c "exit 7"' exits
 # 7, 'lkvm sandbox -- uname -r' prints the kernel's release, 'lkvm setup
 # NAME' makes a root that 'lkvm sandbox -d NAME' and 'lkvm run --sandbox'
-# boot, and 'lkvm run -d DIR' boots a directory as the root.
+# boot, 'lkvm run -d DIR' boots a directory as the root, and a plain
+# 'lkvm run -k Image' boots the default root to a shell, as kvmtool.
 . ./lib.sh
 export HOME=/tmp/home
 mkdir -p $HOME
@@ -118,4 +119,32 @@ lkvm /tmp/d.log -k Image -m 128 -c 1 -d /tmp/droot
 t d-dir-status [ $rc -eq 0 ]
 t d-dir-init-ran has "droot-init:" /tmp/d.log
 t d-dir-root-is-9p has "droot-root: /dev/root / 9p" /tmp/d.log
+
+# kvmtool's plain 'lkvm run -k Image', nothing else to boot: the default
+# root ~/.lkvm/default over 9p and a shell on the console, with the host's
+# / at /host.  The shell's input goes in once the guest runs its init.
+echo host-marker-$((6 * 7)) >/tmp/pr-marker
+rm -f /tmp/prin
+mkfifo /tmp/prin
+./lkvm run $irqchip_args -k Image -m 128 -c 1 </tmp/prin >/tmp/pr.log 2>&1 &
+pid=$!
+exec 4>/tmp/prin
+(sleep 120 && kill $pid) 2>/dev/null &
+watchdog=$!
+i=0
+while ! grep -q "Run /virt/init as init process" /tmp/pr.log && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
+printf '%s\n' 'echo "plain-run-root: $(grep " / " /proc/mounts | cut -d" " -f1-3)"' \
+	'echo "plain-run-hostfs: $(cat /host/tmp/pr-marker)"' 'exit 0' >&4
+wait $pid
+rc=$?
+exec 4>&-
+kill $watchdog 2>/dev/null
+sed 's/^/  | /' /tmp/pr.log
+t plain-run-status [ $rc -eq 0 ]
+t plain-run-root-is-9p has "plain-run-root: /dev/root / 9p" /tmp/pr.log
+t plain-run-hostfs has "plain-run-hostfs: host-marker-42" /tmp/pr.log
 exit $fail

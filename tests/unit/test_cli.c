@@ -312,12 +312,22 @@ static void test_cpus_bounds(void **state)
 
 /* --- defaults ---------------------------------------------------------- */
 
+static void cmdline_is(struct res *r, const char *want);
+
+/* What a run with nothing else to boot adds: kvmtool's default 9p root. */
+#define DEFAULT_ROOT                                                        \
+	" root=/dev/root rw rootflags=trans=virtio,version=9p2000.L,cache=" \
+	"loose rootfstype=9p init=/virt/init"
+
 static void test_defaults(void **state)
 {
-	struct res *r = expect_run(parse("run", "Image"));
-	const struct vm_config *c = &r->cfg;
+	struct res *r;
+	const struct vm_config *c;
 
 	(void)state;
+	setenv("HOME", "/home/u", 1);
+	r = expect_run(parse("run", "Image"));
+	c = &r->cfg;
 	assert_string_equal(c->kernel, "Image");
 	assert_null(c->initrd);
 	assert_null(c->params);
@@ -337,8 +347,51 @@ static void test_defaults(void **state)
 	assert_false(c->set_mvendorid);
 	assert_false(c->set_marchid);
 	assert_false(c->set_mimpid);
-	assert_string_equal(c->cmdline, "console=ttyS0");
+	/* Nothing to boot but the kernel: ~/.lkvm/default, as kvmtool. */
+	assert_string_equal(c->cmdline, "console=ttyS0" DEFAULT_ROOT);
+	assert_true(c->rootfs_9p);
+	assert_true(c->custom_rootfs);
+	assert_string_equal(c->rootfs_name, "default");
+	assert_int_equal(c->nr_shares, 2);
+	assert_string_equal(c->shares[0].path, "/home/u/.lkvm/default");
+	assert_string_equal(c->shares[0].tag, "/dev/root");
+	assert_string_equal(c->shares[1].path, "/");
+	assert_true(c->shares[1].ro);
 	res_free(r);
+}
+
+/* When a run boots the default root, and when what it was given wins. */
+static void test_default_root(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	cmdline_is(parse("run", "-i", "initrd", "Image"), "console=ttyS0");
+	cmdline_is(parse("run", "-d", "disk.img", "Image"),
+		   "console=ttyS0 root=/dev/vda rw");
+	cmdline_is(parse("run", "-p", "root=/dev/nfs", "Image"),
+		   "console=ttyS0 root=/dev/nfs");
+	cmdline_is(parse("run", "--nodefaults", "Image"), "");
+	r = expect_run(parse("run", "--firmware", "fw.bin"));
+	assert_false(r->cfg.rootfs_9p);
+	assert_int_equal(r->cfg.nr_shares, 0);
+	res_free(r);
+	/* A --9p share of the user's comes first; the root's follow. */
+	r = expect_run(
+		parse("run", "--9p", "/srv/a,share", "-p", "quiet", "Image"));
+	assert_string_equal(r->cfg.cmdline,
+			    "console=ttyS0" DEFAULT_ROOT " quiet");
+	assert_int_equal(r->cfg.nr_shares, 3);
+	assert_string_equal(r->cfg.shares[0].tag, "share");
+	assert_string_equal(r->cfg.shares[1].tag, "/dev/root");
+	assert_string_equal(r->cfg.shares[2].tag, "hostfs");
+	res_free(r);
+	/* No HOME: no ~/.lkvm, said in one line. */
+	unsetenv("HOME");
+	expect_error(parse("run", "Image"),
+		     "no home directory for ~/.lkvm (set HOME)");
+	setenv("HOME", "/home/u", 1);
 }
 
 static void test_defaults_host_caps(void **state)
@@ -416,15 +469,18 @@ static void test_cmdline(void **state)
 	cmdline_is(parse("run", "-p", "root=/dev/vda rw", "Image"),
 		   "console=ttyS0 root=/dev/vda rw");
 	cmdline_is(parse("run", "--console", "hv", "-p", "quiet", "Image"),
-		   "console=hvc0 quiet");
-	cmdline_is(parse("run", "--console=hv", "Image"), "console=hvc0");
-	cmdline_is(parse("run", "--console=serial", "Image"), "console=ttyS0");
+		   "console=hvc0" DEFAULT_ROOT " quiet");
+	cmdline_is(parse("run", "--console=hv", "Image"),
+		   "console=hvc0" DEFAULT_ROOT);
+	cmdline_is(parse("run", "--console=serial", "Image"),
+		   "console=ttyS0" DEFAULT_ROOT);
 	cmdline_is(parse("run", "--nodefaults", "-p", "quiet", "Image"),
 		   "quiet");
 	cmdline_is(parse("run", "--nodefaults", "--console=hv", "Image"), "");
-	cmdline_is(parse("run", "-p", "", "Image"), "console=ttyS0");
+	cmdline_is(parse("run", "-p", "", "Image"),
+		   "console=ttyS0" DEFAULT_ROOT);
 	cmdline_is(parse("run", "-p", "a", "-p", "b", "Image"),
-		   "console=ttyS0 b");
+		   "console=ttyS0" DEFAULT_ROOT " b");
 }
 
 static void test_cmdline_too_long(void **state)
@@ -436,13 +492,13 @@ static void test_cmdline_too_long(void **state)
 	(void)state;
 	memset(p, 'x', fits);
 	p[fits] = '\0';
-	r = expect_run(parse("run", "-p", p, "Image"));
+	r = expect_run(parse("run", "-i", "initrd", "-p", p, "Image"));
 	assert_int_equal(strlen(r->cfg.cmdline), CONFIG_CMDLINE_MAX - 1);
 	res_free(r);
 
 	p[fits] = 'x';
 	p[fits + 1] = '\0';
-	r = parse("run", "-p", p, "Image");
+	r = parse("run", "-i", "initrd", "-p", p, "Image");
 	assert_string_equal(r->cfg.cmdline, "");
 	expect_error(r,
 		     "kernel command line is too long (more than 4095 bytes)");
@@ -635,8 +691,8 @@ static void test_9p(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	r = expect_run(
-		parse("run", "--9p", "/srv/a,share", "--9p=/srv/b", "Image"));
+	r = expect_run(parse("run", "-i", "initrd", "--9p", "/srv/a,share",
+			     "--9p=/srv/b", "Image"));
 	assert_int_equal(r->cfg.nr_shares, 2);
 	assert_string_equal(r->cfg.shares[0].path, "/srv/a");
 	assert_string_equal(r->cfg.shares[0].tag, "share");
@@ -870,7 +926,7 @@ static void test_not_supported_yet(void **state)
 	r = expect_run(parse("run", "--rng", "Image"));
 	assert_true(r->cfg.rng);
 	res_free(r);
-	cmdline_is(parse("run", "--console", "virtio", "Image"),
+	cmdline_is(parse("run", "--console", "virtio", "-i", "initrd", "Image"),
 		   "console=hvc0");
 	expect_error(
 		parse("run", "--virtio-transport=pci-legacy", "Image"),
@@ -1360,6 +1416,7 @@ int main(void)
 		cmocka_unit_test(test_mem_above_host_warns),
 		cmocka_unit_test(test_cpus_bounds),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_default_root),
 		cmocka_unit_test(test_defaults_host_caps),
 		cmocka_unit_test(test_default_mem),
 		cmocka_unit_test(test_host_probe),
@@ -1389,5 +1446,7 @@ int main(void)
 		cmocka_unit_test(test_summary),
 	};
 
+	/* A run with only a kernel boots ~/.lkvm/default: HOME is needed. */
+	setenv("HOME", "/home/u", 1);
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

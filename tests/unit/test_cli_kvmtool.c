@@ -61,8 +61,10 @@ CHECK(nic_user, c->nr_nics == 1 && c->nics[0].mode == NIC_MODE_USER &&
 			!c->nics[0].implicit)
 CHECK(nic_host_mac, c->nr_nics == 1 && c->nics[0].host_mac[5] == 1 &&
 			    c->nics[0].host_mac[0] == 2)
-CHECK(share_srv, c->nr_shares == 1 && !strcmp(c->shares[0].path, "/srv") &&
-			 !strcmp(c->shares[0].tag, "tag"))
+/* The user's share first; with only a kernel, the default root's two. */
+CHECK(share_srv, c->nr_shares == 3 && !strcmp(c->shares[0].path, "/srv") &&
+			 !strcmp(c->shares[0].tag, "tag") &&
+			 !strcmp(c->shares[1].tag, "/dev/root"))
 CHECK(sandbox_script, c->sandbox_script && !strcmp(c->sandbox_script, "run.sh"))
 CHECK(name_g1, !strcmp(c->name, "g1"))
 CHECK(cpus_2, c->nr_cpus == 2)
@@ -87,7 +89,10 @@ CHECK(log_debug, c->loglevel == LOG_DEBUG)
 CHECK(log_error, c->loglevel == LOG_ERR)
 CHECK(kernel_image, !strcmp(c->kernel, "Image") && !c->firmware)
 CHECK(initrd_on, !strcmp(c->initrd, "initrd.cpio"))
-CHECK(params_on, !strcmp(c->cmdline, "console=ttyS0 quiet"))
+/* -p's words come last, after the console and the default 9p root. */
+CHECK(params_on, !strncmp(c->cmdline, "console=ttyS0 ", 14) &&
+			 strlen(c->cmdline) > 6 &&
+			 !strcmp(c->cmdline + strlen(c->cmdline) - 6, " quiet"))
 CHECK(fw_only,
       !strcmp(c->firmware, "fw.bin") && !c->kernel && !strcmp(c->cmdline, ""))
 CHECK(fw_params, !strcmp(c->firmware, "fw.bin") && !strcmp(c->cmdline, "x=1"))
@@ -474,5 +479,7 @@ int main(void)
 		cmocka_unit_test(test_kvmtool_help),
 	};
 
+	/* A run with only a kernel boots ~/.lkvm/default: HOME is needed. */
+	setenv("HOME", "/home/u", 1);
 	return cmocka_run_group_tests_name("cli_kvmtool", tests, NULL, NULL);
 }

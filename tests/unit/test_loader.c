@@ -626,6 +626,44 @@ static void test_load_errors(void **state)
 	free(mem.host);
 }
 
+/* The check before a sandbox's root is made: as loader_load words it. */
+static void test_probe_kernel(void **state)
+{
+	size_t img_len = 8192, gz_len;
+	uint8_t *img = make_image(img_len, SZ_1M), *gz;
+	struct image_why why;
+	char *path, *missing;
+
+	path = write_file(*state, "Image", img, img_len);
+	assert_int_equal(loader_probe_kernel(path, GUEST_RAM, &why), 0);
+	/* Too big for the RAM: what loading it would say. */
+	assert_int_equal(loader_probe_kernel(path, SZ_2M, &why), -EFBIG);
+	assert_non_null(strstr(why.msg, path));
+	free(path);
+	gz = gzip(img, img_len, &gz_len);
+	path = write_file(*state, "Image.gz", gz, gz_len);
+	assert_int_equal(loader_probe_kernel(path, GUEST_RAM, &why), 0);
+	free(path);
+	/* Not an Image: bad magic; truncated header; missing file. */
+	img[56] = 'X';
+	path = write_file(*state, "junk", img, img_len);
+	assert_int_equal(loader_probe_kernel(path, GUEST_RAM, &why), -EINVAL);
+	assert_non_null(strstr(why.msg, "kernel "));
+	assert_non_null(strstr(why.msg, path));
+	free(path);
+	path = write_file(*state, "short", img, 40);
+	assert_int_equal(loader_probe_kernel(path, GUEST_RAM, &why), -EINVAL);
+	free(path);
+	missing = write_file(*state, "gone", img, 1);
+	unlink(missing);
+	assert_int_equal(loader_probe_kernel(missing, GUEST_RAM, &why),
+			 -ENOENT);
+	assert_non_null(strstr(why.msg, missing));
+	free(missing);
+	free(gz);
+	free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -646,6 +684,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load, setup_dir,
 						teardown_dir),
 		cmocka_unit_test_setup_teardown(test_load_firmware, setup_dir,
+						teardown_dir),
+		cmocka_unit_test_setup_teardown(test_probe_kernel, setup_dir,
 						teardown_dir),
 		cmocka_unit_test_setup_teardown(test_load_errors, setup_dir,
 						teardown_dir),
