@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -96,19 +96,16 @@ static void tap_existing(struct tap *t)
 	close(sock);
 }
 
-/* Is there a network interface called name? */
-static bool tap_name_exists(const char *name)
+/*
+ * Did the tap exist before lkvm attached to it?  Only a persistent tap
+ * can be attached to by name while it exists (another process's
+ * non-persistent one is busy), so its IFF_PERSIST says it, race-free.
+ */
+static bool tap_was_there(int fd)
 {
 	struct ifreq ifr = { 0 };
-	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	bool exists;
 
-	if (sock < 0)
-		return false;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	exists = !ioctl(sock, SIOCGIFINDEX, &ifr);
-	close(sock);
-	return exists;
+	return !ioctl(fd, TUNGETIFF, &ifr) && (ifr.ifr_flags & IFF_PERSIST);
 }
 
 int tap_open(struct tap *t, const struct nic_config *nic)
@@ -125,7 +122,6 @@ int tap_open(struct tap *t, const struct nic_config *nic)
 		return ret;
 	}
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", nic->tapif);
-	existed = nic->tapif[0] && tap_name_exists(nic->tapif);
 	if (ioctl(t->fd, TUNSETIFF, &ifr) < 0 ||
 	    ioctl(t->fd, TUNSETVNETHDRSZ, &hdr) < 0) {
 		ret = -errno;
@@ -135,6 +131,7 @@ int tap_open(struct tap *t, const struct nic_config *nic)
 		return ret;
 	}
 	snprintf(t->ifname, sizeof(t->ifname), "%s", ifr.ifr_name);
+	existed = tap_was_there(t->fd);
 	ret = 0;
 	if (strcmp(nic->script, "none"))
 		ret = tap_run_script(nic->script, t->ifname);
