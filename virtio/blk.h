@@ -402,6 +402,7 @@ struct virtio_blk_file {
 	int fd;
 	uint64_t size;
 	bool read_only, direct, is_blkdev;
+	bool any_format;    /* serve it raw even if it starts like a qcow2... */
 	bool no_zero_range; /* ZERO_RANGE unsupported: write zeroes instead */
 	bool no_punch_hole; /* PUNCH_HOLE unsupported: discard is a no-op */
 	uint8_t *zeroes;    /* VIRTIO_BLK_ZEROES aligned zero bytes */
@@ -418,6 +419,9 @@ const char *virtio_blk_file_format(const void *buf, size_t len);
  */
 int virtio_blk_file_open(struct virtio_blk_file *f, const char *path,
 			 bool read_only, bool direct);
+/* The same, with no format check: the bytes are the disk (-d IMG,raw). */
+int virtio_blk_file_open_raw(struct virtio_blk_file *f, const char *path,
+			     bool read_only, bool direct);
 /* Closes the file (dropping the lock); a no-op after a failed open. */
 void virtio_blk_file_close(struct virtio_blk_file *f);
 

@@ -330,7 +330,7 @@ static int blk_file_probe(struct virtio_blk_file *f, const char *path)
 	free(buf);
 	if (!format)
 		return 0;
-	pr_err("%s: a %s image; lkvm serves raw images only (qemu-img convert -O raw makes one)",
+	pr_err("%s: a %s image; lkvm serves raw images only (qemu-img convert -O raw makes one; ,raw serves these bytes as they are)",
 	       path, format);
 	return -EMEDIUMTYPE;
 }
@@ -343,7 +343,7 @@ static int blk_file_setup(struct virtio_blk_file *f, const char *path)
 	ret = blk_file_size(f, path);
 	if (!ret)
 		ret = blk_file_lock(f, path);
-	if (!ret)
+	if (!ret && !f->any_format)
 		ret = blk_file_probe(f, path);
 	if (ret)
 		return ret;
@@ -359,14 +359,15 @@ static int blk_file_setup(struct virtio_blk_file *f, const char *path)
 	return 0;
 }
 
-int virtio_blk_file_open(struct virtio_blk_file *f, const char *path,
-			 bool read_only, bool direct)
+static int blk_file_open(struct virtio_blk_file *f, const char *path,
+			 bool read_only, bool direct, bool any_format)
 {
 	int ret;
 
 	memset(f, 0, sizeof(*f));
 	f->read_only = read_only;
 	f->direct = direct;
+	f->any_format = any_format;
 	/* O_NONBLOCK: a FIFO given by mistake must not hang the open. */
 	f->fd = open(path, blk_file_flags(path, read_only, direct));
 	if (f->fd < 0)
@@ -377,6 +378,18 @@ int virtio_blk_file_open(struct virtio_blk_file *f, const char *path,
 	if (ret)
 		virtio_blk_file_close(f);
 	return ret;
+}
+
+int virtio_blk_file_open(struct virtio_blk_file *f, const char *path,
+			 bool read_only, bool direct)
+{
+	return blk_file_open(f, path, read_only, direct, false);
+}
+
+int virtio_blk_file_open_raw(struct virtio_blk_file *f, const char *path,
+			     bool read_only, bool direct)
+{
+	return blk_file_open(f, path, read_only, direct, true);
 }
 
 void virtio_blk_file_close(struct virtio_blk_file *f)

@@ -546,10 +546,14 @@ static int set_disk_opt(struct cli_run *r, struct disk_config *d,
 		d->direct = true;
 		return 0;
 	}
+	if (n == 3 && !strncmp(opt, "raw", 3)) {
+		d->raw = true;
+		return 0;
+	}
 	if (n < sizeof(q) - 1 || strncmp(opt, q, sizeof(q) - 1))
 		return cli_err(
 			r,
-			"unknown --disk option '%.*s' in '%s' (expected ro, direct or queues=N)",
+			"unknown --disk option '%.*s' in '%s' (expected ro, direct, raw or queues=N)",
 			(int)n, opt, arg);
 	n -= sizeof(q) - 1;
 	opt += sizeof(q) - 1;
@@ -648,7 +652,7 @@ static int set_rootfs_dir(struct cli_run *r, const char *arg)
 	return 1;
 }
 
-/* -d path[,ro][,direct][,queues=N] */
+/* -d path[,ro][,direct][,raw][,queues=N] */
 static int set_disk(struct cli_run *r, CLI_UNUSED const struct cli_opt *o,
 		    const char *arg)
 {
@@ -753,12 +757,14 @@ static const struct cli_opt cli_opts[] = {
 					       CONFIG_MAX_CPUS) ")") },
 	{ OPT("mem", 'm', "SIZE", set_mem,
 	      "Guest RAM, SIZE[BKMGTP]; a bare number is MiB;\n"
-	      "decimal (0512 = 512M) or 0x hex (0x100 = 256M)\n"
+	      "decimal (0512 = 512M) or 0x hex (0x100 = 256M);\n"
 	      "16M..512G, a multiple of 2M (default: 64M *\n"
 	      "(cpus + 3), at most 80% of host RAM)") },
 	{ OPT("disk", 'd', "IMAGE", set_disk,
 	      "Disk image: a raw file or block device, with\n"
-	      "',ro' read-only, ',direct' O_DIRECT and\n"
+	      "',ro' read-only, ',direct' O_DIRECT,\n"
+	      "',raw' no format check (a qcow2, QED, VMDK or\n"
+	      "VHDX header is refused without it) and\n"
 	      "',queues=N' request queues (1..8; default: one\n"
 	      "per vCPU, at most 8); repeat for more disks\n"
 	      "(/dev/vda, /dev/vdb, ...).  A directory DIR is\n"
@@ -834,8 +840,9 @@ static const struct cli_opt cli_opts[] = {
 	{ OPT("kernel", 'k', "FILE", set_path,
 	      "Kernel Image to boot (or give it as the first\n"
 	      "argument that is not an option).  With no -d,\n"
-	      "-i or root= in -p: a shell in ~/.lkvm/default\n"
-	      "over 9p (made if missing; host / at /host)"),
+	      "-i, root= in -p or --nodefaults: a shell in\n"
+	      "~/.lkvm/default over 9p (made if missing; the\n"
+	      "host's / read-only at /host)"),
 	  .field = CFG(kernel) },
 	{ OPT("initrd", 'i', "FILE", set_path, "Initial RAM disk"),
 	  .field = CFG(initrd) },
@@ -1130,6 +1137,31 @@ static int cmdline_build(struct cli_run *r)
 }
 
 /*
+ * A plain run boots the default root only where it can: with HOME set, two
+ * share slots free and its tags unused; else one warning line, and the
+ * kernel boots alone as before.
+ */
+static bool default_root_fits(struct cli_run *r)
+{
+	const struct vm_config *cfg = r->cfg;
+	const char *home = getenv("HOME"), *why = NULL;
+
+	if (!home || !home[0])
+		why = "HOME is not set";
+	else if (cfg->nr_shares > CONFIG_MAX_SHARES - 2)
+		why = "its two 9p shares do not fit beside the --9p ones";
+	for (unsigned int i = 0; !why && i < cfg->nr_shares; i++)
+		if (!strcmp(cfg->shares[i].tag, SANDBOX_ROOT_TAG) ||
+		    !strcmp(cfg->shares[i].tag, SANDBOX_HOST_TAG))
+			why = "a --9p share has one of its tags";
+	if (why)
+		fprintf(r->err,
+			"lkvm: warning: not booting ~/.lkvm/default (%s): the kernel alone boots\n",
+			why);
+	return !why;
+}
+
+/*
  * A sandbox boots a root made by 'lkvm setup' (-d NAME), by default
  * ~/.lkvm/default (made at the run if missing), as kvmtool does.  So does
  * a run given nothing else to boot (kvmtool's rule: no root, disk or
@@ -1157,6 +1189,8 @@ static int default_root_finish(struct cli_run *r)
 		   cfg->firmware || cfg->nodefaults ||
 		   (cfg->params && strstr(cfg->params, "root="))) {
 		return 0; /* -p root=...: the user says where the root is */
+	} else if (!default_root_fits(r)) {
+		return 0;
 	}
 	if (sandbox_root_path(SANDBOX_DEFAULT_ROOT, root, sizeof(root)))
 		return cli_err(r, "no home directory for ~/.lkvm (set HOME)");

@@ -79,7 +79,7 @@ struct nic_config {
 	unsigned int nr_fwd;
 };
 
-/* One -d/--disk: path[,ro][,direct]. */
+/* One -d/--disk: path[,ro][,direct][,raw][,queues=N]. */
 /* Request queues a disk may have (virtio-mmio's VIRTIO_MMIO_MAX_QUEUES). */
 #define CONFIG_MAX_DISK_QUEUES 8
 
@@ -87,6 +87,7 @@ struct disk_config {
 	char path[CONFIG_PATH_MAX];
 	bool ro;
 	bool direct;
+	bool raw; /* no format check: served as raw even if it looks qcow2 */
 	unsigned int queues; /* 1..CONFIG_MAX_DISK_QUEUES; 0: one per vCPU */
 };
 #define CONFIG_CMDLINE_MAX 4096

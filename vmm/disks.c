@@ -35,7 +35,9 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 
 	if (!slot)
 		return -ENOSPC;
-	ret = virtio_blk_file_open(f, dc->path, dc->ro, dc->direct);
+	ret = dc->raw ? virtio_blk_file_open_raw(f, dc->path, dc->ro,
+						 dc->direct) :
+			virtio_blk_file_open(f, dc->path, dc->ro, dc->direct);
 	if (ret)
 		return ret;
 	virtio_blk_file_disk(f, base ? base + 1 : dc->path, &disk);

@@ -324,10 +324,14 @@ int loader_probe_kernel(const char *path, uint64_t ram_size,
 {
 	struct image_why inner;
 	struct image_info info;
+	struct stat st;
 	size_t len = 0;
 	void *buf = NULL;
 	int ret;
 
+	/* A pipe (-k <(zcat ...)) can be read once only: the load's. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return 0;
 	ret = loader_read_file(path, ram_size, &buf, &len, &inner);
 	if (!ret && !image_is_gzip(buf, len))
 		ret = image_parse(buf, len, ram_size, &info, &inner);

@@ -89,8 +89,9 @@ int loader_read_file(const char *path, size_t max, void **buf, size_t *len,
 /*
  * Before anything is made on the host for a run (a sandbox's root): is
  * path a kernel that can boot in ram_size bytes?  An Image is parsed as
- * loader_load() will; of an Image.gz only the gzip magic is checked.  0,
- * or -errno with why->msg as loader_load() would word it.
+ * loader_load() will; of an Image.gz only the gzip magic is checked; what
+ * is not a regular file (a pipe) is left to the load.  0, or -errno with
+ * why->msg as loader_load() would word it.
  */
 int loader_probe_kernel(const char *path, uint64_t ram_size,
 			struct image_why *why);

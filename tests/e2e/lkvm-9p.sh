@@ -126,11 +126,10 @@ t d-dir-root-is-9p has "droot-root: /dev/root / 9p" /tmp/d.log
 echo host-marker-$((6 * 7)) >/tmp/pr-marker
 rm -f /tmp/prin
 mkfifo /tmp/prin
-./lkvm run $irqchip_args -k Image -m 128 -c 1 </tmp/prin >/tmp/pr.log 2>&1 &
+timeout 120 ./lkvm run $irqchip_args -k Image -m 128 -c 1 </tmp/prin \
+	>/tmp/pr.log 2>&1 &
 pid=$!
 exec 4>/tmp/prin
-(sleep 120 && kill $pid) 2>/dev/null &
-watchdog=$!
 i=0
 while ! grep -q "Run /virt/init as init process" /tmp/pr.log && [ $i -lt 600 ]; do
 	sleep 0.1
@@ -142,7 +141,6 @@ printf '%s\n' 'echo "plain-run-root: $(grep " / " /proc/mounts | cut -d" " -f1-3
 wait $pid
 rc=$?
 exec 4>&-
-kill $watchdog 2>/dev/null
 sed 's/^/  | /' /tmp/pr.log
 t plain-run-status [ $rc -eq 0 ]
 t plain-run-root-is-9p has "plain-run-root: /dev/root / 9p" /tmp/pr.log

@@ -3,7 +3,7 @@
 # in the image after poweroff and after kill -9 of lkvm; a ro disk refuses
 # writes; two disks at once (the second an ext4 image, read over one queue
 # while the first has one per vCPU); a second lkvm on a locked image fails
-# with status 1, and so does a qcow2 image, which is left untouched.
+# with status 1, and so does a qcow2 image (unless given with ,raw).
 . ./lib.sh
 
 yes rvkvm-pattern | head -c 1048576 >/tmp/p
@@ -61,11 +61,13 @@ t disk-locked-named has "/tmp/disk.img" /tmp/l2.log
 kill -TERM $pid
 wait $pid
 # A qcow2 image (kvmtool users have them) is refused before the guest
-# starts, with its format named, and left as it was.
+# starts, with its format named; ,raw serves it as raw bytes all the same.
 { printf 'QFI\373\000\000\000\003'; dd if=/dev/zero bs=1k count=63 2>/dev/null; } >/tmp/q.qcow2
-cp /tmp/q.qcow2 /tmp/q.orig
 lkvm /tmp/q.log -k Image -m 128 -c 1 -d /tmp/q.qcow2
 t qcow2-refused-status [ $rc -eq 1 ]
 t qcow2-refused-named has "/tmp/q.qcow2: a qcow image" /tmp/q.log
-t qcow2-untouched cmp -s /tmp/q.qcow2 /tmp/q.orig
+lkvm /tmp/qr.log -k Image -i guest-disk-info.cpio.gz -m 128 -c 1 \
+	-d /tmp/q.qcow2,raw,ro
+t qcow2-as-raw-status [ $rc -eq 0 ]
+t qcow2-as-raw-served has "guest-vda-ro: 1" /tmp/qr.log
 exit $fail

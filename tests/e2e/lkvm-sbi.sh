@@ -5,7 +5,7 @@
 # --custom-mvendorid, --disable-EXT and --hugetlbfs reach KVM.
 . ./lib.sh
 
-lkvm /tmp/sbi.log -k sbi-probe.Image --console hv -m 64 -c 1
+lkvm /tmp/sbi.log -k sbi-probe.Image --nodefaults --console hv -m 64 -c 1
 t sbi-unknown-not-supported has "sbi-probe: unknown OK" /tmp/sbi.log
 t sbi-dbcn-outside-ram-invalid-param has "sbi-probe: dbcn-bad OK" /tmp/sbi.log
 t sbi-guest-keeps-running has "sbi-probe: done" /tmp/sbi.log
@@ -20,7 +20,7 @@ t dump-dtb-status [ $rc -eq 0 ]
 t dump-dtb-written [ -s /tmp/guest.dtb ]
 # ISA extensions: d can be hidden from the guest, zicsr cannot (KVM 6.12
 # refuses; lkvm warns and goes on).
-lkvm /tmp/isa.log -k sbi-probe.Image --console hv -m 64 -c 1 \
+lkvm /tmp/isa.log -k sbi-probe.Image --nodefaults --console hv -m 64 -c 1 \
 	--disable-d --disable-zicsr --dump-dtb /tmp/isa.dtb
 t disable-ext-runs [ $rc -eq 0 ]
 t disable-d-hidden grep -q 'rv64imafc_' /tmp/isa.dtb

@@ -99,6 +99,15 @@ static struct res *expect_run(struct res *r)
 	return r;
 }
 
+/* Parsed fine for a run, with a warning on err; the caller frees. */
+static struct res *expect_run_warned(struct res *r)
+{
+	assert_int_equal(r->ret, CLI_RUN);
+	assert_string_equal(r->out, "");
+	assert_non_null(strstr(r->err, "lkvm: warning: "));
+	return r;
+}
+
 /* --- cli_parse_size / cli_parse_u64 ------------------------------------ */
 
 static void size_ok(const char *s, uint64_t want)
@@ -387,9 +396,34 @@ static void test_default_root(void **state)
 	assert_string_equal(r->cfg.shares[1].tag, "/dev/root");
 	assert_string_equal(r->cfg.shares[2].tag, "hostfs");
 	res_free(r);
-	/* No HOME: no ~/.lkvm, said in one line. */
+	/*
+	 * Where the root cannot be had, one warning and the kernel alone:
+	 * no HOME; three --9p shares (4 at most, the root needs 2); a share
+	 * with one of its tags.
+	 */
 	unsetenv("HOME");
-	expect_error(parse("run", "Image"),
+	r = expect_run_warned(parse("run", "Image"));
+	assert_string_equal(r->cfg.cmdline, "console=ttyS0");
+	assert_false(r->cfg.rootfs_9p);
+	assert_string_equal(
+		r->err,
+		"lkvm: warning: not booting ~/.lkvm/default (HOME is not set): the kernel alone boots\n");
+	res_free(r);
+	setenv("HOME", "/home/u", 1);
+	r = expect_run_warned(parse("run", "--9p", "/a,1", "--9p", "/a,2",
+				    "--9p", "/a,3", "Image"));
+	assert_int_equal(r->cfg.nr_shares, 3);
+	assert_false(r->cfg.rootfs_9p);
+	assert_non_null(strstr(r->err, "do not fit beside the --9p ones"));
+	res_free(r);
+	r = expect_run_warned(parse("run", "--9p", "/a,hostfs", "Image"));
+	assert_int_equal(r->cfg.nr_shares, 1);
+	assert_string_equal(r->cfg.cmdline, "console=ttyS0");
+	assert_non_null(strstr(r->err, "has one of its tags"));
+	res_free(r);
+	/* A sandbox has no kernel-alone fallback: it needs its root. */
+	unsetenv("HOME");
+	expect_error(parse("sandbox", "-k", "Image", "--", "true"),
 		     "no home directory for ~/.lkvm (set HOME)");
 	setenv("HOME", "/home/u", 1);
 }
@@ -801,10 +835,15 @@ static void test_disks(void **state)
 	assert_int_equal(r->cfg.disks[1].queues, 8);
 	assert_true(r->cfg.disks[1].ro);
 	assert_true(r->cfg.disks[1].direct);
+	assert_false(r->cfg.disks[1].raw);
+	res_free(r);
+	r = expect_run(parse("run", "-d", "q.qcow2,raw,ro", "Image"));
+	assert_true(r->cfg.disks[0].raw);
+	assert_true(r->cfg.disks[0].ro);
 	res_free(r);
 	expect_error(
 		parse("run", "-d", "c,img", "Image"),
-		"unknown --disk option 'img' in 'c,img' (expected ro, direct or queues=N)");
+		"unknown --disk option 'img' in 'c,img' (expected ro, direct, raw or queues=N)");
 	expect_error(parse("run", "-d", "a,queues=0", "Image"),
 		     "invalid --disk queues=0 in 'a,queues=0' (expected 1..8)");
 	expect_error(
@@ -820,7 +859,7 @@ static void test_disks(void **state)
 		"invalid --disk queues=00000000000000000002 in 'a,queues=00000000000000000002' (expected 1..8)");
 	expect_error(
 		parse("run", "-d", "a,queues", "Image"),
-		"unknown --disk option 'queues' in 'a,queues' (expected ro, direct or queues=N)");
+		"unknown --disk option 'queues' in 'a,queues' (expected ro, direct, raw or queues=N)");
 	expect_error(parse("run", "-d", ",ro", "Image"),
 		     "invalid --disk ',ro'");
 	expect_error(parse("run", "-d", "1", "-d", "2", "-d", "3", "-d", "4",

@@ -138,6 +138,10 @@ static void test_format_refused(void **state)
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(st.st_size, 64 * 1024);
 	close(fd);
+	/* ,raw: the same bytes served as they are. */
+	assert_int_equal(virtio_blk_file_open_raw(&f, path, true, false), 0);
+	assert_int_equal(f.size, 64 * 1024);
+	virtio_blk_file_close(&f);
 	/* The refusal dropped the lock: a raw image there opens. */
 	fd = open(path, O_WRONLY);
 	assert_int_equal(pwrite(fd, "\0\0\0\0", 4, 0), 4);
