@@ -880,8 +880,10 @@ static const struct cli_opt cli_opts[] = {
 	      "one user-mode NIC (no NIC, with a warning, if\n"
 	      "passt is not installed)") },
 	{ OPT("no-dhcp", 0, NULL, set_true,
-	      "The user-mode network answers no DHCP: the\n"
-	      "guest sets its address itself"),
+	      "No DHCP: a setup root's kernel gets no\n"
+	      "ip=dhcp (as kvmtool) and the user-mode\n"
+	      "network answers none: the guest sets its\n"
+	      "address itself"),
 	  .field = CFG(no_dhcp) },
 
 	{ .help = "VFIO options:" },
@@ -1106,7 +1108,7 @@ static int cmdline_build(struct cli_run *r)
 {
 	struct vm_config *cfg = r->cfg;
 	const char *def = "", *params = cfg->params ? cfg->params : "";
-	const char *root = "";
+	const char *root = "", *dhcp = "";
 	int n;
 
 	if (!cfg->nodefaults && !cfg->firmware)
@@ -1119,8 +1121,11 @@ static int cmdline_build(struct cli_run *r)
 					    SANDBOX_ROOT_PARAMS;
 	else if (cfg->nr_disks && !strstr(params, "root=") && !cfg->firmware)
 		root = "root=/dev/vda rw";
-	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s%s%s", def,
-		     def[0] && root[0] ? " " : "", root,
+	/* kvmtool's too: a setup root's kernel asks for DHCP (--no-dhcp). */
+	if (cfg->custom_rootfs && !cfg->no_dhcp)
+		dhcp = " ip=dhcp";
+	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s%s%s%s", def,
+		     def[0] && root[0] ? " " : "", root, dhcp,
 		     (def[0] || root[0]) && params[0] ? " " : "", params);
 	if (cfg->sandbox && n > 0 && n < (int)sizeof(cfg->cmdline))
 		n += snprintf(cfg->cmdline + n, sizeof(cfg->cmdline) - n,

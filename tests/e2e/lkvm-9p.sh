@@ -145,4 +145,6 @@ sed 's/^/  | /' /tmp/pr.log
 t plain-run-status [ $rc -eq 0 ]
 t plain-run-root-is-9p has "plain-run-root: /dev/root / 9p" /tmp/pr.log
 t plain-run-hostfs has "plain-run-hostfs: host-marker-42" /tmp/pr.log
+# kvmtool's command line for that root, ip=dhcp included.
+t plain-run-cmdline has "Kernel command line: .*init=/virt/init ip=dhcp" /tmp/pr.log
 exit $fail

@@ -326,7 +326,7 @@ static void cmdline_is(struct res *r, const char *want);
 /* What a run with nothing else to boot adds: kvmtool's default 9p root. */
 #define DEFAULT_ROOT                                                        \
 	" root=/dev/root rw rootflags=trans=virtio,version=9p2000.L,cache=" \
-	"loose rootfstype=9p init=/virt/init"
+	"loose rootfstype=9p init=/virt/init ip=dhcp"
 
 static void test_defaults(void **state)
 {
@@ -936,6 +936,9 @@ static void test_networks(void **state)
 	assert_false(r->cfg.nics[0].implicit);
 	assert_int_equal(r->cfg.nics[0].nr_fwd, 1);
 	assert_true(r->cfg.no_dhcp);
+	/* kvmtool's meaning too: the default root's kernel gets no ip=dhcp. */
+	assert_null(strstr(r->cfg.cmdline, "ip=dhcp"));
+	assert_non_null(strstr(r->cfg.cmdline, "init=/virt/init"));
 	res_free(r);
 	expect_error(parse("run", "-n", "mode=slirp", "Image"),
 		     "invalid --network setting 'mode=slirp' in 'mode=slirp'");
