@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -839,10 +840,12 @@ static const struct cli_opt cli_opts[] = {
 	{ .help = "Kernel options:" },
 	{ OPT("kernel", 'k', "FILE", set_path,
 	      "Kernel Image to boot (or give it as the first\n"
-	      "argument that is not an option).  With no -d,\n"
-	      "-i, root= in -p or --nodefaults: a shell in\n"
-	      "~/.lkvm/default over 9p (made if missing; the\n"
-	      "host's / read-only at /host)"),
+	      "argument that is not an option; without it,\n"
+	      "kvmtool's search: ./bzImage, arch/riscv/boot/\n"
+	      "bzImage, /boot/vmlinuz-$(uname -r)).  With no\n"
+	      "-d, -i, root= in -p or --nodefaults: a shell\n"
+	      "in ~/.lkvm/default over 9p (made if missing;\n"
+	      "the host's / read-only at /host)"),
 	  .field = CFG(kernel) },
 	{ OPT("initrd", 'i', "FILE", set_path, "Initial RAM disk"),
 	  .field = CFG(initrd) },
@@ -1208,6 +1211,42 @@ static int default_root_finish(struct cli_run *r)
 	return 0;
 }
 
+/*
+ * No -k and no --firmware: kvmtool's search, first a kernel tree's (its
+ * bzImage names, kept for scripts that rely on them), then the host's own
+ * kernel.  0 with cfg->kernel set, or -ENOENT.
+ */
+static int find_kernel(struct cli_run *r)
+{
+	static const char *const tree[] = {
+		"./bzImage",
+		"arch/riscv/boot/bzImage",
+		"../../arch/riscv/boot/bzImage",
+	};
+	static const char *const host[] = { "/boot/vmlinuz", "/boot/bzImage" };
+	struct vm_config *cfg = r->cfg;
+	char *k = cfg->found_kernel;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(tree) / sizeof(tree[0]); i++) {
+		snprintf(k, sizeof(cfg->found_kernel), "%s", tree[i]);
+		if (!stat(k, &st) && S_ISREG(st.st_mode))
+			goto found;
+	}
+	for (size_t i = 0;
+	     r->host->release[0] && i < sizeof(host) / sizeof(host[0]); i++) {
+		snprintf(k, sizeof(cfg->found_kernel), "%s-%s", host[i],
+			 r->host->release);
+		if (!stat(k, &st) && S_ISREG(st.st_mode))
+			goto found;
+	}
+	k[0] = '\0';
+	return -ENOENT;
+found:
+	cfg->kernel = k;
+	return 0;
+}
+
 static int run_finish(struct cli_run *r)
 {
 	struct vm_config *cfg = r->cfg;
@@ -1216,8 +1255,11 @@ static int run_finish(struct cli_run *r)
 	if (cfg->kernel && cfg->firmware)
 		return cli_err(
 			r, "only one of --kernel and --firmware can be given");
-	if (!cfg->kernel && !cfg->firmware)
-		return cli_err(r, "no kernel given (-k FILE)");
+	if (!cfg->kernel && !cfg->firmware && find_kernel(r))
+		return cli_err(
+			r,
+			"no kernel given (-k FILE), and none found where kvmtool looks (./bzImage, arch/riscv/boot/bzImage, /boot/vmlinuz-%s, ...)",
+			host->release[0] ? host->release : "RELEASE");
 	if (cfg->firmware && cfg->initrd) {
 		fprintf(r->err,
 			"lkvm: warning: ignoring the initrd: --firmware boots no kernel\n");
@@ -1362,6 +1404,7 @@ int cli_parse(int argc, char **argv, const struct cli_host *host,
 
 void cli_host_probe(struct cli_host *host)
 {
+	struct utsname uts;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long pages = sysconf(_SC_PHYS_PAGES);
 	long page_size = sysconf(_SC_PAGE_SIZE);
@@ -1371,6 +1414,10 @@ void cli_host_probe(struct cli_host *host)
 				  (uint64_t)pages * (uint64_t)page_size :
 				  0;
 	host->pid = getpid();
+	host->release[0] = '\0';
+	if (!uname(&uts))
+		snprintf(host->release, sizeof(host->release), "%s",
+			 uts.release);
 }
 
 int cli_summary(const struct vm_config *cfg, char *buf, size_t size)

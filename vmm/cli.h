@@ -36,9 +36,10 @@ struct cli_host {
 	unsigned int online_cpus; /* 0: unknown */
 	uint64_t mem_bytes;	  /* physical RAM, 0: unknown */
 	long pid;
+	char release[65]; /* uname -r; "": unknown (no /boot search) */
 };
 
-/* Fill @host from sysconf() and getpid(). */
+/* Fill @host from sysconf(), getpid() and uname(). */
 void cli_host_probe(struct cli_host *host);
 
 /*

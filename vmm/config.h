@@ -178,6 +178,8 @@ struct vm_config {
 
 	/* Storage behind name when it is the default guest-<pid>. */
 	char default_name[32];
+	char found_kernel
+		[CONFIG_PATH_MAX]; /* no -k: the one found (kvmtool's) */
 };
 
 /* Whether ISA extension @id is to be hidden (--disable-EXT, --cpu-type). */

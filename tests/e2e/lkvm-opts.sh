@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs in the emulated host: kvmtool's run options as a kvmtool user types
-# them (many on one line), --firmware, --tty, the options refused at run
-# time naming what the host lacks, and the seccomp filter (on by default:
-# a forbidden system call ends lkvm with status 5 and a line naming it).
+# them (many on one line), --firmware, no -k (kvmtool's kernel search), --tty,
+# the options refused at run time naming what the host lacks, and the
+# seccomp filter (on by default: a forbidden system call ends lkvm with
+# status 5 and a line naming it).
 . ./lib.sh
 
 # One kvmtool-style line: -m in hex, --cpu-type min with extensions,
@@ -38,6 +39,14 @@ t cpu-type-min-hides-zicboz sh -c '! grep -q zicboz /tmp/min.dtb'
 lkvm /tmp/dec.log -k Image -i guest-opts.cpio.gz -m 0200M -c 1
 t mem-leading-0-status [ $rc -eq 0 ]
 t mem-leading-0-decimal has "# lkvm run -k Image -m 200 -c 1" /tmp/dec.log
+
+# No -k: kvmtool's search finds the host's /boot/vmlinuz-$(uname -r).
+mkdir -p /boot
+cp Image /boot/vmlinuz-$(uname -r)
+lkvm /tmp/nok.log -i guest-opts.cpio.gz -m 128 -c 1
+t no-k-status [ $rc -eq 0 ]
+t no-k-boot-kernel has "# lkvm run -k /boot/vmlinuz-$(uname -r) -m 128" /tmp/nok.log
+rm -f /boot/vmlinuz-$(uname -r)
 
 # --firmware: the bare-metal sbi-probe run from the start of RAM.
 lkvm /tmp/fw.log --firmware sbi-probe.Image --console hv -m 64 -c 1

@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *null_out;
 	char *argv[MAX_ARGS + 3] = { (char *)"lkvm", (char *)"run" };
-	struct cli_host host = { 0, 0, 42 };
+	struct cli_host host = { 0, 0, 42, "" };
 	struct vm_config *cfg;
 	int first, argc, ret;
 	char *buf;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <ctype.h>
 #include <errno.h>
@@ -234,7 +235,7 @@ static void test_parse_u64(void **state)
 
 static void mem_ok(const char *arg, uint64_t want)
 {
-	const struct cli_host big = { 4, 1ULL << 40, 1 };
+	const struct cli_host big = { 4, 1ULL << 40, 1, "" };
 	struct res *r =
 		expect_run(parse_on(&big, "run", "-m", arg, "Image", NULL));
 
@@ -323,6 +324,11 @@ static void test_cpus_bounds(void **state)
 
 static void cmdline_is(struct res *r, const char *want);
 
+/* No -k, and nothing where kvmtool looks (the test host has no release). */
+#define NO_KERNEL                                                        \
+	"no kernel given (-k FILE), and none found where kvmtool looks " \
+	"(./bzImage, arch/riscv/boot/bzImage, /boot/vmlinuz-RELEASE, ...)"
+
 /* What a run with nothing else to boot adds: kvmtool's default 9p root. */
 #define DEFAULT_ROOT                                                        \
 	" root=/dev/root rw rootflags=trans=virtio,version=9p2000.L,cache=" \
@@ -367,6 +373,45 @@ static void test_defaults(void **state)
 	assert_string_equal(c->shares[1].path, "/");
 	assert_true(c->shares[1].ro);
 	res_free(r);
+}
+
+/* No -k: kvmtool's search, in its order, from the working directory. */
+static void test_find_kernel(void **state)
+{
+	char dir[] = "/tmp/rvkvm-cli-kernel-XXXXXX", cwd[4096];
+	struct res *r;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	expect_error(parse("run", "-i", "initrd"), NO_KERNEL);
+	assert_int_equal(system("mkdir -p arch/riscv/boot/bzImage.d && "
+				"touch arch/riscv/boot/bzImage"),
+			 0);
+	r = expect_run(parse("run", "-i", "initrd"));
+	assert_string_equal(r->cfg.kernel, "arch/riscv/boot/bzImage");
+	res_free(r);
+	/* ./bzImage comes first; a directory of that name is no kernel. */
+	assert_int_equal(mkdir("bzImage", 0755), 0);
+	r = expect_run(parse("run", "-i", "initrd"));
+	assert_string_equal(r->cfg.kernel, "arch/riscv/boot/bzImage");
+	res_free(r);
+	assert_int_equal(rmdir("bzImage"), 0);
+	f = fopen("bzImage", "w");
+	assert_non_null(f);
+	fclose(f);
+	r = expect_run(parse("run", "-i", "initrd"));
+	assert_string_equal(r->cfg.kernel, "./bzImage");
+	res_free(r);
+	/* -k wins over the search. */
+	r = expect_run(parse("run", "-i", "initrd", "-k", "Image"));
+	assert_string_equal(r->cfg.kernel, "Image");
+	res_free(r);
+	assert_int_equal(chdir(cwd), 0);
+	snprintf(cwd, sizeof(cwd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cwd), 0);
 }
 
 /* When a run boots the default root, and when what it was given wins. */
@@ -430,9 +475,9 @@ static void test_default_root(void **state)
 
 static void test_defaults_host_caps(void **state)
 {
-	const struct cli_host big = { 64, GiB, 7 };
-	const struct cli_host small = { 4, 256 * MiB, 7 };
-	const struct cli_host unknown = { 0, 0, -1 };
+	const struct cli_host big = { 64, GiB, 7, "" };
+	const struct cli_host small = { 4, 256 * MiB, 7, "" };
+	const struct cli_host unknown = { 0, 0, -1, "" };
 	struct res *r;
 
 	(void)state;
@@ -479,7 +524,7 @@ static void test_default_mem(void **state)
 
 static void test_host_probe(void **state)
 {
-	struct cli_host h = { 0, 0, 0 };
+	struct cli_host h = { 0, 0, 0, "" };
 
 	(void)state;
 	cli_host_probe(&h);
@@ -635,8 +680,8 @@ static void test_positional_kernel(void **state)
 	expect_error(parse("run", "--", "A", "--"),
 		     "unexpected argument '--' (the kernel is already 'A')");
 	expect_error(parse("run", ""), "empty kernel file name");
-	expect_error(parse("run", "-m", "256"), "no kernel given (-k FILE)");
-	expect_error(parse("run"), "no kernel given (-k FILE)");
+	expect_error(parse("run", "-m", "256"), NO_KERNEL);
+	expect_error(parse("run"), NO_KERNEL);
 	expect_error(parse("run", "--kernel="),
 		     "option '--kernel' requires a non-empty argument");
 	expect_error(parse("run", "-k", "", "Image"),
@@ -656,7 +701,7 @@ static void test_unknown_option(void **state)
 		     "unknown option '-x' (see 'lkvm run --help')");
 	expect_error(parse("run", "-hx"),
 		     "unknown option '-hx' (see 'lkvm run --help')");
-	expect_error(parse("run", "--"), "no kernel given (-k FILE)");
+	expect_error(parse("run", "--"), NO_KERNEL);
 	expect_error(parse("run", "---mem", "256"),
 		     "unknown option '---mem' (see 'lkvm run --help')");
 	expect_error(parse("run", "--me", "256"), /* no abbreviations */
@@ -1459,6 +1504,7 @@ int main(void)
 		cmocka_unit_test(test_cpus_bounds),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_default_root),
+		cmocka_unit_test(test_find_kernel),
 		cmocka_unit_test(test_defaults_host_caps),
 		cmocka_unit_test(test_default_mem),
 		cmocka_unit_test(test_host_probe),

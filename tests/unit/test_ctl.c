@@ -439,7 +439,7 @@ static void test_args_refused(void **state)
 static void test_cli_dispatches_commands(void **state)
 {
 	static struct vm_config cfg;
-	struct cli_host host = { 2, 1ULL << 30, 1 };
+	struct cli_host host = { 2, 1ULL << 30, 1, "" };
 	char *ok[] = { "lkvm", "pause", "-n", "g", NULL };
 	char *bad[] = { "lkvm", "pause", NULL };
 	char *help[] = { "lkvm", "list", "-h", NULL };
