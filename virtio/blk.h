@@ -402,7 +402,6 @@ struct virtio_blk_file {
 	int fd;
 	uint64_t size;
 	bool read_only, direct, is_blkdev;
-	bool any_format;    /* serve it raw even if it starts like a qcow2... */
 	bool no_zero_range; /* ZERO_RANGE unsupported: write zeroes instead */
 	bool no_punch_hole; /* PUNCH_HOLE unsupported: discard is a no-op */
 	uint8_t *zeroes;    /* VIRTIO_BLK_ZEROES aligned zero bytes */

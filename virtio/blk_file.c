@@ -335,7 +335,7 @@ static int blk_file_probe(struct virtio_blk_file *f, const char *path)
 	return -EMEDIUMTYPE;
 }
 
-/* Size, lock, format, blocking mode and the zero buffer of a new f. */
+/* Size, lock, blocking mode and the zero buffer of a freshly opened f. */
 static int blk_file_setup(struct virtio_blk_file *f, const char *path)
 {
 	int ret, fl;
@@ -343,8 +343,6 @@ static int blk_file_setup(struct virtio_blk_file *f, const char *path)
 	ret = blk_file_size(f, path);
 	if (!ret)
 		ret = blk_file_lock(f, path);
-	if (!ret && !f->any_format)
-		ret = blk_file_probe(f, path);
 	if (ret)
 		return ret;
 	fl = fcntl(f->fd, F_GETFL);
@@ -367,7 +365,6 @@ static int blk_file_open(struct virtio_blk_file *f, const char *path,
 	memset(f, 0, sizeof(*f));
 	f->read_only = read_only;
 	f->direct = direct;
-	f->any_format = any_format;
 	/* O_NONBLOCK: a FIFO given by mistake must not hang the open. */
 	f->fd = open(path, blk_file_flags(path, read_only, direct));
 	if (f->fd < 0)
@@ -375,6 +372,8 @@ static int blk_file_open(struct virtio_blk_file *f, const char *path,
 			path, direct ? "cannot open (O_DIRECT)" : "cannot open",
 			-errno);
 	ret = blk_file_setup(f, path);
+	if (!ret && !any_format)
+		ret = blk_file_probe(f, path);
 	if (ret)
 		virtio_blk_file_close(f);
 	return ret;

@@ -1149,12 +1149,12 @@ static int cmdline_build(struct cli_run *r)
  * share slots free and its tags unused; else one warning line, and the
  * kernel boots alone as before.
  */
-static bool default_root_fits(struct cli_run *r)
+static bool default_root_fits(struct cli_run *r, bool no_home)
 {
 	const struct vm_config *cfg = r->cfg;
-	const char *home = getenv("HOME"), *why = NULL;
+	const char *why = NULL;
 
-	if (!home || !home[0])
+	if (no_home)
 		why = "HOME is not set";
 	else if (cfg->nr_shares > CONFIG_MAX_SHARES - 2)
 		why = "its two 9p shares do not fit beside the --9p ones";
@@ -1180,7 +1180,7 @@ static int default_root_finish(struct cli_run *r)
 {
 	struct vm_config *cfg = r->cfg;
 	char root[CONFIG_PATH_MAX];
-	int ret;
+	int ret = sandbox_root_path(SANDBOX_DEFAULT_ROOT, root, sizeof(root));
 
 	if (cfg->sandbox) {
 		if (cfg->rootfs_9p && !cfg->custom_rootfs)
@@ -1197,10 +1197,10 @@ static int default_root_finish(struct cli_run *r)
 		   cfg->firmware || cfg->nodefaults ||
 		   (cfg->params && strstr(cfg->params, "root="))) {
 		return 0; /* -p root=...: the user says where the root is */
-	} else if (!default_root_fits(r)) {
+	} else if (!default_root_fits(r, ret == -ENOENT)) {
 		return 0;
 	}
-	if (sandbox_root_path(SANDBOX_DEFAULT_ROOT, root, sizeof(root)))
+	if (ret)
 		return cli_err(r, "no home directory for ~/.lkvm (set HOME)");
 	ret = add_share(r, root, strlen(root), SANDBOX_ROOT_TAG);
 	ret = ret ?: add_host_share(r);
@@ -1218,33 +1218,32 @@ static int default_root_finish(struct cli_run *r)
  */
 static int find_kernel(struct cli_run *r)
 {
-	static const char *const tree[] = {
+	/* A trailing '-' takes the host's release (uname -r). */
+	static const char *const where[] = {
 		"./bzImage",
 		"arch/riscv/boot/bzImage",
 		"../../arch/riscv/boot/bzImage",
+		"/boot/vmlinuz-",
+		"/boot/bzImage-",
 	};
-	static const char *const host[] = { "/boot/vmlinuz", "/boot/bzImage" };
-	struct vm_config *cfg = r->cfg;
-	char *k = cfg->found_kernel;
+	const char *release = r->host->release;
+	char *k = r->cfg->found_kernel;
 	struct stat st;
 
-	for (size_t i = 0; i < sizeof(tree) / sizeof(tree[0]); i++) {
-		snprintf(k, sizeof(cfg->found_kernel), "%s", tree[i]);
-		if (!stat(k, &st) && S_ISREG(st.st_mode))
-			goto found;
-	}
-	for (size_t i = 0;
-	     r->host->release[0] && i < sizeof(host) / sizeof(host[0]); i++) {
-		snprintf(k, sizeof(cfg->found_kernel), "%s-%s", host[i],
-			 r->host->release);
-		if (!stat(k, &st) && S_ISREG(st.st_mode))
-			goto found;
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		bool versioned = where[i][strlen(where[i]) - 1] == '-';
+
+		if (versioned && !release[0])
+			continue;
+		snprintf(k, sizeof(r->cfg->found_kernel), "%s%s", where[i],
+			 versioned ? release : "");
+		if (!stat(k, &st) && S_ISREG(st.st_mode)) {
+			r->cfg->kernel = k;
+			return 0;
+		}
 	}
 	k[0] = '\0';
 	return -ENOENT;
-found:
-	cfg->kernel = k;
-	return 0;
 }
 
 static int run_finish(struct cli_run *r)
