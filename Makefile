@@ -16,10 +16,12 @@ WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 CSTD       := -std=gnu11 -D_GNU_SOURCE -I.
 
 # Native (x86_64) builds of the device cores and helpers for tests.
-# vmm/main.c, vmm/lifecycle.c and vmm/kvm*.c drive RISC-V KVM and build
-# only for riscv64.
-CORE_SRCS  := $(filter-out vmm/main.c vmm/lifecycle.c vmm/kvm%.c, \
-		$(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c))
+# vmm/main.c, the run's lifecycle and control handlers and vmm/kvm/kvm_*.c
+# drive RISC-V KVM and build only for riscv64.
+VMM_SRCS   := $(wildcard vmm/*.c vmm/*/*.c)
+CORE_SRCS  := $(filter-out vmm/main.c vmm/machine/lifecycle.c \
+		vmm/machine/ctl_handlers.c vmm/kvm/kvm_%.c, \
+		$(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS))
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	      -fno-omit-frame-pointer
 NATIVE_CFLAGS := $(CSTD) $(WARN) -g -O1 $(SAN)
@@ -44,7 +46,7 @@ RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -static -pthread \
 	      -isystem $(SYSROOT)/usr/include
 RV_LDFLAGS := -static -pthread -L$(SYSROOT)/usr/lib/riscv64-linux-gnu
 RV_LIBS    := -lfdt -lz -luring -lseccomp
-LKVM_SRCS  := $(wildcard lib/*.c vmm/*.c devices/*.c virtio/*.c)
+LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
 	fuzz fuzz-check format-check e2e check run run-host bench clean kvm-selftests passt-root \
@@ -111,7 +113,7 @@ $(BUILD)/riscv64/kvm-smoke: tests/e2e/kvm-smoke.c tests/e2e/kvm-smoke-guest.S | 
 	$(RV_CC) $(RV_CFLAGS) $^ -o $@
 
 # Another user at lkvm's control socket (lkvm-ctl.sh).
-$(BUILD)/riscv64/ctl-peer: tests/e2e/ctl-peer.c vmm/ctl_proto.c | $(DEPS)
+$(BUILD)/riscv64/ctl-peer: tests/e2e/ctl-peer.c vmm/ctl/ctl_proto.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $^ -o $@
 

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 max=${1:-60}
 shift || true
-[ $# -gt 0 ] || set -- lib/*.c vmm/*.c devices/*.c virtio/*.c
+[ $# -gt 0 ] || set -- lib/*.c vmm/*.c vmm/*/*.c devices/*.c virtio/*.c
 awk -v max="$max" '
 	FNR == 1 { start = 0 }
 	/^[a-zA-Z].*\(/ { name = $0 }

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cmd_ctl.h"
-#include "isa.h"
+#include "vmm/cmd/cmd_ctl.h"
+#include "vmm/isa.h"
 
 enum console_type {
 	CONSOLE_SERIAL, /* 8250 UART, console=ttyS0 */

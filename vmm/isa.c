@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "isa.h"
+#include "vmm/isa.h"
 
 const struct ext_name isa_exts[ISA_EXT_COUNT] = {
 	{ "a", 0 },

@@ -12,15 +12,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "exit_codes.h"
+#include "vmm/cmd/cli.h"
+#include "vmm/exit_codes.h"
 #include "lib/log.h"
-#include "lifecycle.h"
-#include "loader.h"
-#include "outfd.h"
-#include "pty.h"
-#include "sandbox.h"
-#include "signals.h"
+#include "vmm/machine/lifecycle.h"
+#include "vmm/board/loader.h"
+#include "vmm/host/outfd.h"
+#include "vmm/host/pty.h"
+#include "vmm/sandbox/sandbox.h"
+#include "vmm/machine/signals.h"
 
 static int exit_status(const struct vm *vm)
 {

@@ -17,7 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "vmm/ctl_proto.h"
+#include "vmm/ctl/ctl_proto.h"
 
 static int ask(const char *path)
 {

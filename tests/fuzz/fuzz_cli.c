@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/cli.h"
+#include "vmm/cmd/cli.h"
 #include "lib/sizes.h"
 #include "lib/log.h"
 

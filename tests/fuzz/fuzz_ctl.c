@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/ctl_proto.h"
+#include "vmm/ctl/ctl_proto.h"
 
 #define CHECK(cond)                       \
 	do {                              \

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "vmm/image.h"
-#include "vmm/loader.h"
+#include "vmm/board/image.h"
+#include "vmm/board/loader.h"
 #include "lib/log.h"
 
 #define FUZZ_OUT_MAX SZ_1M

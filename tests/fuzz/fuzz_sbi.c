@@ -17,7 +17,7 @@
 
 #include "lib/guest_mem.h"
 #include "lib/log.h"
-#include "vmm/sbi.h"
+#include "vmm/kvm/sbi.h"
 
 #define FUZZ_RAM_BASE 0x80000000UL
 #define FUZZ_RAM_SIZE 0x10000UL

@@ -15,9 +15,9 @@
 
 #include "golden.h"
 #include "lib/log.h"
-#include "vmm/board.h"
-#include "vmm/kicks.h"
-#include "vmm/layout.h"
+#include "vmm/board/board.h"
+#include "vmm/machine/ioeventfds.h"
+#include "vmm/board/layout.h"
 
 struct fixture {
 	struct vm_config cfg;

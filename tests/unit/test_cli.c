@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "vmm/cli.h"
+#include "vmm/cmd/cli.h"
 #include "vmm/isa.h"
 #include "lib/sizes.h"
 #include "lib/log.h"

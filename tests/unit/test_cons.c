@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "lib/log.h"
-#include "vmm/cons.h"
+#include "vmm/machine/cons.h"
 
 struct fx {
 	struct vm_config cfg;

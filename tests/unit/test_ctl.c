@@ -20,10 +20,10 @@
 #include <cmocka.h>
 
 #include "lib/log.h"
-#include "vmm/cli.h"
-#include "vmm/cmd_ctl.h"
-#include "vmm/ctl.h"
-#include "vmm/ctl_proto.h"
+#include "vmm/cmd/cli.h"
+#include "vmm/cmd/cmd_ctl.h"
+#include "vmm/ctl/ctl.h"
+#include "vmm/ctl/ctl_proto.h"
 
 /* --- protocol ---------------------------------------------------------- */
 

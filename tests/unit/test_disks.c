@@ -18,7 +18,7 @@
 
 #include "lib/log.h"
 #include "lib/sizes.h"
-#include "vmm/disks.h"
+#include "vmm/machine/disks.h"
 #include "virtio/blk.h"
 
 static void test_queues_rule(void **state)

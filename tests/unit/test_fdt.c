@@ -16,7 +16,7 @@
 #include "golden.h"
 #include "devices/uart8250.h"
 #include "lib/sizes.h"
-#include "vmm/fdt.h"
+#include "vmm/board/fdt.h"
 
 /* A memory map and phandles as a board would choose them. */
 #define RAM_BASE 0x80000000ULL

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "vmm/hostcons.h"
+#include "vmm/host/hostcons.h"
 
 static size_t filter(struct hostcons *c, const char *in, char *out, bool *stop)
 {

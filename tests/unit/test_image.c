@@ -11,7 +11,7 @@
 #include "gzip_helper.h"
 #include <zlib.h>
 
-#include "vmm/image.h"
+#include "vmm/board/image.h"
 #include "lib/sizes.h"
 
 #define RAM_64M (64 * SZ_1M)

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "vmm/iothread.h"
+#include "vmm/host/iothread.h"
 
 struct counter {
 	int fd;

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "vmm/irqchip.h"
+#include "vmm/kvm/irqchip.h"
 #include "vmm/isa.h"
 
 static enum irqchip_kind pick(enum irqchip_choice choice, bool host_aia,

@@ -15,8 +15,8 @@
 
 #include "lib/log.h"
 #include "lib/sizes.h"
-#include "vmm/board.h"
-#include "vmm/kicks.h"
+#include "vmm/board/board.h"
+#include "vmm/machine/ioeventfds.h"
 
 #define FAKE_QUEUES 3
 

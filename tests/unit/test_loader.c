@@ -16,7 +16,7 @@
 #include "gzip_helper.h"
 #include <zlib.h>
 
-#include "vmm/loader.h"
+#include "vmm/board/loader.h"
 
 #define RAM_BASE 0x80000000ULL /* the virt board's */
 #define RAM_64M (64 * SZ_1M)

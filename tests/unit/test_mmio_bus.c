@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "lib/log.h"
-#include "vmm/mmio_bus.h"
+#include "vmm/kvm/mmio_bus.h"
 
 struct fake_dev {
 	uint64_t last_offset;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "vmm/netopt.h"
+#include "vmm/cmd/netopt.h"
 
 static struct nic_config nic;
 

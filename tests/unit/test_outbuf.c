@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "lib/log.h"
-#include "vmm/outbuf.h"
-#include "vmm/outfd.h"
+#include "vmm/host/outbuf.h"
+#include "vmm/host/outfd.h"
 
 #define RING 16
 #define STALL_MS 50

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "vmm/sandbox.h"
+#include "vmm/sandbox/sandbox.h"
 
 static char tmp[PATH_MAX], root[PATH_MAX], outside[PATH_MAX];
 

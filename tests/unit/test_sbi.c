@@ -9,7 +9,7 @@
 
 #include "lib/guest_mem.h"
 #include "lib/log.h"
-#include "vmm/sbi.h"
+#include "vmm/kvm/sbi.h"
 
 #define RAM_BASE 0x80000000UL
 #define RAM_SIZE 8192UL /* > SBI_DBCN_WRITE_MAX */

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <seccomp.h>
 
-#include "vmm/seccomp.h"
+#include "vmm/host/seccomp.h"
 
 static void test_filter_builds_for_riscv64(void **state)
 {

@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "vmm/netopt.h"
-#include "vmm/usernet.h"
+#include "vmm/cmd/netopt.h"
+#include "vmm/host/usernet.h"
 
 /* argv joined with spaces. */
 static void join(const struct usernet_argv *a, char *out, size_t size)

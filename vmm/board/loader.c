@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel/initrd/FDT placement and loading (see loader.h for the layout and
+ * the reasons behind each alignment).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "vmm/board/loader.h"
+
+/* Initial buffer for files whose size stat() does not tell. */
+#define LOADER_READ_CHUNK (64 * 1024)
+
+static uint64_t loader_align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+static uint64_t loader_align_down(uint64_t x, uint64_t a)
+{
+	return x & ~(a - 1);
+}
+
+static int loader_check_ram(const struct loader_request *req,
+			    struct image_why *why)
+{
+	if (req->ram_base % LOADER_KERNEL_ALIGN) {
+		image_why_set(why, "RAM base %#" PRIx64 " is not 2 MiB aligned",
+			      req->ram_base);
+		return -EINVAL;
+	}
+	if (!req->ram_size || req->ram_size % SZ_4K ||
+	    req->ram_size > CONFIG_RAM_MAX) {
+		image_why_set(
+			why,
+			"RAM size %" PRIu64
+			" is not a multiple of 4 KiB between 4 KiB and %llu GiB",
+			req->ram_size, CONFIG_RAM_MAX / SZ_1G);
+		return -EINVAL;
+	}
+	if (req->ram_base > LOADER_PA_LIMIT - req->ram_size) {
+		image_why_set(
+			why,
+			"RAM at %#" PRIx64 " + %" PRIu64
+			" bytes ends beyond the 56-bit physical address space",
+			req->ram_base, req->ram_size);
+		return -EINVAL;
+	}
+	if (!req->fdt_max || req->fdt_max > LOADER_FDT_SIZE_MAX) {
+		image_why_set(why,
+			      "FDT size %" PRIu64
+			      " is not between 1 byte and 2 MiB",
+			      req->fdt_max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int loader_check_kernel(const struct loader_request *req,
+			       struct image_why *why)
+{
+	uint64_t off = req->text_offset, size = req->image_size;
+
+	if (off % LOADER_KERNEL_ALIGN) {
+		image_why_set(why,
+			      "text_offset %#" PRIx64
+			      " is not a multiple of 2 MiB",
+			      off);
+		return -EINVAL;
+	}
+	if (!size) {
+		image_why_set(why, "kernel image_size is 0");
+		return -EINVAL;
+	}
+	if (off > req->ram_size || size > req->ram_size - off) {
+		image_why_set(why,
+			      "kernel image_size %" PRIu64 " at RAM + %#" PRIx64
+			      " exceeds RAM of %" PRIu64 " bytes",
+			      size, off, req->ram_size);
+		return -EFBIG;
+	}
+	return 0;
+}
+
+/* "256 MiB", or "6148 KiB" for sizes that are not whole MiB. */
+static void loader_fmt_size(char *buf, size_t n, uint64_t bytes)
+{
+	if (bytes % SZ_1M)
+		snprintf(buf, n, "%" PRIu64 " KiB", bytes / 1024);
+	else
+		snprintf(buf, n, "%" PRIu64 " MiB", bytes / (uint64_t)SZ_1M);
+}
+
+/* Lowmem must hold the FDT above the kernel's reserved end. */
+static int loader_check_fdt_room(const struct loader_request *req,
+				 const struct loader_placement *out,
+				 struct image_why *why)
+{
+	uint64_t room = loader_align_up(req->fdt_max, LOADER_FDT_ALIGN);
+	char lowmem[32];
+
+	if (out->kernel_reserved_end + room <= out->lowmem_end)
+		return 0;
+	loader_fmt_size(lowmem, sizeof(lowmem),
+			out->lowmem_end - req->ram_base);
+	image_why_set(why,
+		      "kernel (image_size %" PRIu64 ", reserved to %#" PRIx64
+		      ") leaves no room for the %" PRIu64
+		      "-byte FDT in the first %s of RAM",
+		      req->image_size, out->kernel_reserved_end, req->fdt_max,
+		      lowmem);
+	return -ENOSPC;
+}
+
+/* The initrd ends at the end of lowmem, its start aligned down. */
+static int loader_place_initrd(const struct loader_request *req,
+			       struct loader_placement *out,
+			       struct image_why *why)
+{
+	uint64_t room = loader_align_up(req->fdt_max, LOADER_FDT_ALIGN);
+	uint64_t avail = out->lowmem_end - out->kernel_reserved_end - room;
+	char lowmem[32];
+
+	if (req->initrd_size > avail) {
+		loader_fmt_size(lowmem, sizeof(lowmem),
+				out->lowmem_end - req->ram_base);
+		image_why_set(
+			why,
+			"initrd of %" PRIu64
+			" bytes does not fit in the first %s of RAM: at most %" PRIu64
+			" bytes available after the kernel (reserved to %#" PRIx64
+			") and the %" PRIu64 "-byte FDT",
+			req->initrd_size, lowmem, avail,
+			out->kernel_reserved_end, req->fdt_max);
+		return -ENOSPC;
+	}
+	out->initrd_start = loader_align_down(
+		out->lowmem_end - req->initrd_size, LOADER_INITRD_ALIGN);
+	out->initrd_end = out->initrd_start + req->initrd_size;
+	return 0;
+}
+
+int loader_place(const struct loader_request *req, struct loader_placement *out,
+		 struct image_why *why)
+{
+	uint64_t lowmem, top;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = loader_check_ram(req, why);
+	if (!ret)
+		ret = loader_check_kernel(req, why);
+	if (ret)
+		return ret;
+
+	lowmem = req->ram_size < LOADER_LOWMEM_SIZE ? req->ram_size :
+						      LOADER_LOWMEM_SIZE;
+	out->lowmem_end = req->ram_base + lowmem;
+	out->kernel_addr = req->ram_base + req->text_offset;
+	out->kernel_end = out->kernel_addr + req->image_size;
+	out->kernel_reserved_end =
+		loader_align_up(out->kernel_end, LOADER_KERNEL_ALIGN);
+	ret = loader_check_fdt_room(req, out, why);
+	if (!ret && req->initrd_size)
+		ret = loader_place_initrd(req, out, why);
+	if (ret)
+		return ret;
+	top = req->initrd_size ? out->initrd_start : out->lowmem_end;
+	out->fdt_addr = loader_align_down(top - req->fdt_max, LOADER_FDT_ALIGN);
+	out->fdt_max = req->fdt_max;
+	return 0;
+}
+
+/* Grow *buf to hold up to max + 1 bytes, doubling. */
+static int loader_grow(uint8_t **buf, size_t *cap, size_t max)
+{
+	size_t want = *cap > max / 2 ? max + 1 : *cap * 2;
+	uint8_t *p = realloc(*buf, want);
+
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*cap = want;
+	return 0;
+}
+
+/*
+ * Read fd to EOF, keeping at most max bytes.  The buffer always has one
+ * byte more than max allows, so reading max + 1 bytes proves the file is
+ * too big and reading 0 bytes proves EOF.
+ */
+static int loader_read_fd(int fd, size_t max, size_t hint, uint8_t **bufp,
+			  size_t *lenp, struct image_why *why)
+{
+	size_t cap = (hint < max ? hint : max) + 1, len = 0;
+	uint8_t *buf = malloc(cap);
+	ssize_t n;
+	int ret = 0;
+
+	while (buf) {
+		if (len == cap && len > max) {
+			image_why_set(why, "larger than the limit of %zu bytes",
+				      max);
+			ret = -EFBIG;
+			break;
+		}
+		if (len == cap && loader_grow(&buf, &cap, max))
+			break;
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			image_why_set(why, "read failed: %s", strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			*bufp = buf;
+			*lenp = len;
+			return 0;
+		}
+		len += (size_t)n;
+	}
+	if (!ret) {
+		image_why_set(why, "out of memory reading %zu bytes", cap);
+		ret = -ENOMEM;
+	}
+	free(buf);
+	return ret;
+}
+
+static int loader_open(const char *path, size_t max, struct stat *st,
+		       struct image_why *why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		image_why_set(why, "cannot open: %s", strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, st)) {
+		ret = -errno;
+		image_why_set(why, "cannot stat: %s", strerror(errno));
+	} else if (S_ISDIR(st->st_mode)) {
+		ret = -EISDIR;
+		image_why_set(why, "is a directory");
+	} else if (S_ISREG(st->st_mode) && (uint64_t)st->st_size > max) {
+		ret = -EFBIG;
+		image_why_set(
+			why,
+			"file of %lld bytes is larger than the limit of %zu bytes",
+			(long long)st->st_size, max);
+	} else {
+		return fd;
+	}
+	close(fd);
+	return ret;
+}
+
+int loader_read_file(const char *path, size_t max, void **buf, size_t *len,
+		     struct image_why *why)
+{
+	struct stat st;
+	size_t hint;
+	uint8_t *p = NULL;
+	int fd, ret;
+
+	*buf = NULL;
+	*len = 0;
+	if (max > SIZE_MAX / 2)
+		max = SIZE_MAX / 2;
+	fd = loader_open(path, max, &st, why);
+	if (fd < 0)
+		return fd;
+	hint = S_ISREG(st.st_mode) ? (size_t)st.st_size : LOADER_READ_CHUNK;
+	ret = loader_read_fd(fd, max, hint, &p, len, why);
+	close(fd);
+	if (!ret)
+		*buf = p;
+	return ret;
+}
+
+struct loader_blobs {
+	void *kernel;
+	size_t kernel_len;
+	void *initrd;
+	size_t initrd_len;
+	struct image_info info;
+};
+
+/*
+ * Read and validate the kernel.  Image.gz is inflated straight into guest
+ * RAM at the RAM base (the load address is only known once the header is
+ * out), limited to the size of RAM; loader_copy() then moves it up.
+ */
+static int loader_get_kernel(const struct guest_mem *mem, const char *path,
+			     struct loader_blobs *b, struct image_why *why)
+{
+	void *ram = guest_mem_ptr(mem, mem->base, mem->size);
+	struct image_why inner;
+	int ret;
+
+	ret = loader_read_file(path, mem->size, &b->kernel, &b->kernel_len,
+			       &inner);
+	if (!ret)
+		ret = image_load(b->kernel, b->kernel_len, ram,
+				 ram ? mem->size : 0, mem->size, &b->info,
+				 &inner);
+	if (ret)
+		image_why_set(why, "kernel %s: %s", path, inner.msg);
+	return ret;
+}
+
+int loader_probe_kernel(const char *path, uint64_t ram_size,
+			struct image_why *why)
+{
+	struct image_why inner;
+	struct image_info info;
+	struct stat st;
+	size_t len = 0;
+	void *buf = NULL;
+	int ret;
+
+	/* A pipe (-k <(zcat ...)) can be read once only: the load's. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return 0;
+	ret = loader_read_file(path, ram_size, &buf, &len, &inner);
+	if (!ret && !image_is_gzip(buf, len))
+		ret = image_parse(buf, len, ram_size, &info, &inner);
+	free(buf);
+	if (ret)
+		image_why_set(why, "kernel %s: %s", path, inner.msg);
+	return ret;
+}
+
+/*
+ * --firmware: a raw image, not parsed, run from the start of RAM (where
+ * kvmtool puts firmware on arm64; it has no firmware loading on RISC-V).
+ */
+static int loader_get_firmware(const struct guest_mem *mem, const char *path,
+			       struct loader_blobs *b, struct image_why *why)
+{
+	struct image_why inner;
+	int ret;
+
+	ret = loader_read_file(path, mem->size, &b->kernel, &b->kernel_len,
+			       &inner);
+	if (!ret && !b->kernel_len) {
+		image_why_set(&inner, "file is empty");
+		ret = -EINVAL;
+	}
+	if (ret) {
+		image_why_set(why, "firmware %s: %s", path, inner.msg);
+		return ret;
+	}
+	b->info = (struct image_info){
+		.data = b->kernel,
+		.len = b->kernel_len,
+		.text_offset = 0,
+		.image_size = b->kernel_len,
+	};
+	return 0;
+}
+
+static int loader_get_initrd(const struct guest_mem *mem, const char *path,
+			     struct loader_blobs *b, struct image_why *why)
+{
+	uint64_t lowmem =
+		mem->size < LOADER_LOWMEM_SIZE ? mem->size : LOADER_LOWMEM_SIZE;
+	struct image_why inner;
+	int ret;
+
+	if (!path)
+		return 0;
+	ret = loader_read_file(path, lowmem, &b->initrd, &b->initrd_len,
+			       &inner);
+	if (!ret && !b->initrd_len) {
+		image_why_set(&inner, "file is empty");
+		ret = -EINVAL;
+	}
+	if (ret)
+		image_why_set(why, "initrd %s: %s", path, inner.msg);
+	return ret;
+}
+
+/*
+ * Copy the Image to its load address.  memmove: an inflated Image already
+ * lies in guest RAM at the RAM base and may overlap its destination; the
+ * bytes it leaves below the load address are cleared.
+ */
+static int loader_copy(const struct guest_mem *mem,
+		       const struct loader_placement *pl,
+		       const struct loader_blobs *b, struct image_why *why)
+{
+	const struct image_info *info = &b->info;
+	uint8_t *dst = guest_mem_ptr(mem, pl->kernel_addr, info->len);
+	uint64_t stale;
+
+	if (!dst) {
+		image_why_set(why, "kernel outside guest RAM");
+		return -EFAULT;
+	}
+	memmove(dst, info->data, info->len);
+	if (info->data == mem->host) {
+		stale = info->text_offset < info->len ? info->text_offset :
+							info->len;
+		memset(mem->host, 0, stale);
+	}
+	if (b->initrd_len && guest_mem_write(mem, pl->initrd_start, b->initrd,
+					     b->initrd_len) < 0) {
+		image_why_set(why, "initrd outside guest RAM");
+		return -EFAULT;
+	}
+	return 0;
+}
+
+int loader_load(const struct guest_mem *mem, const struct loader_files *files,
+		struct loader_placement *out, struct image_why *why)
+{
+	struct loader_blobs b = { 0 };
+	struct loader_request req;
+	int ret;
+
+	if (files->firmware)
+		ret = loader_get_firmware(mem, files->firmware, &b, why);
+	else
+		ret = loader_get_kernel(mem, files->kernel, &b, why);
+	if (!ret)
+		ret = loader_get_initrd(mem, files->initrd, &b, why);
+	if (!ret) {
+		req = (struct loader_request){
+			.ram_base = mem->base,
+			.ram_size = mem->size,
+			.text_offset = b.info.text_offset,
+			.image_size = b.info.image_size,
+			.initrd_size = b.initrd_len,
+			.fdt_max = files->fdt_max,
+		};
+		ret = loader_place(&req, out, why);
+	}
+	if (!ret)
+		ret = loader_copy(mem, out, &b, why);
+	free(b.kernel);
+	free(b.initrd);
+	return ret;
+}

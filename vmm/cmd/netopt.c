@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vmm/cmd/netopt.h"
+
+void netopt_defaults(struct nic_config *nic, unsigned int index,
+		     enum nic_mode mode)
+{
+	*nic = (struct nic_config){
+		.mode = mode,
+		.mac = { 0x02, 0x15, 0x15, 0x15, 0x15, 0x15 + index },
+		.host_mac = { 0x02, 0x01, 0x01, 0x01, 0x01, 0x01 },
+		.host_ip = NETOPT_HOST_IP,
+		.guest_ip = NETOPT_GUEST_IP,
+		.script = "none",
+		.downscript = "none",
+	};
+}
+
+/* Copy a value into a fixed field; false when empty or too long. */
+static bool opt_copy(char *dst, size_t size, const char *v, size_t n)
+{
+	if (!n || n >= size)
+		return false;
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+	return true;
+}
+
+static bool opt_mac(uint8_t *mac, const char *v, size_t n)
+{
+	unsigned int b[6];
+	char tail, buf[24];
+
+	if (!opt_copy(buf, sizeof(buf), v, n) ||
+	    sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6 ||
+	    (b[0] & 1))
+		return false;
+	for (int i = 0; i < 6; i++)
+		mac[i] = b[i];
+	return true;
+}
+
+static bool opt_ip(char *dst, const char *v, size_t n)
+{
+	struct in_addr a;
+
+	return opt_copy(dst, CONFIG_IP_MAX, v, n) &&
+	       inet_pton(AF_INET, dst, &a);
+}
+
+/* A port 1..65535 from exactly n decimal digits. */
+static bool opt_port(uint16_t *port, const char *v, size_t n)
+{
+	unsigned long p = 0;
+
+	if (!n || n > 5)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+		p = p * 10 + (unsigned long)(v[i] - '0');
+	}
+	if (!p || p > 65535)
+		return false;
+	*port = (uint16_t)p;
+	return true;
+}
+
+/* tcp|udp:[ADDR:]HOSTPORT:GUESTPORT */
+static bool opt_fwd(struct nic_config *nic, const char *v, size_t n)
+{
+	struct nic_fwd f = { 0 };
+	char buf[48], *field[4], *p = buf;
+	unsigned int nf = 0;
+
+	if (nic->nr_fwd == CONFIG_MAX_FWDS || !opt_copy(buf, sizeof(buf), v, n))
+		return false;
+	while (p) {
+		if (nf == 4)
+			return false;
+		field[nf++] = p;
+		p = strchr(p, ':');
+		if (p)
+			*p++ = '\0';
+	}
+	if (nf < 3 || (strcmp(field[0], "tcp") && strcmp(field[0], "udp")))
+		return false;
+	f.udp = !strcmp(field[0], "udp");
+	if (nf == 4 && !opt_ip(f.addr, field[1], strlen(field[1])))
+		return false;
+	if (!opt_port(&f.host_port, field[nf - 2], strlen(field[nf - 2])) ||
+	    !opt_port(&f.guest_port, field[nf - 1], strlen(field[nf - 1])))
+		return false;
+	nic->fwd[nic->nr_fwd++] = f;
+	return true;
+}
+
+static bool opt_mode(struct nic_config *nic, const char *v, size_t n)
+{
+	static const struct {
+		const char *name;
+		enum nic_mode mode;
+	} modes[] = {
+		{ "tap", NIC_MODE_TAP },
+		{ "user", NIC_MODE_USER },
+		{ "none", NIC_MODE_NONE },
+	};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strlen(modes[i].name) == n && !strncmp(v, modes[i].name, n))
+			return (nic->mode = modes[i].mode), true;
+	return false;
+}
+
+/*
+ * kvmtool keys lkvm refuses, with what is missing; the value in "fine"
+ * (and 0) is what lkvm does anyway, so it is accepted.
+ */
+static const struct unsupported_key {
+	const char *key, *fine, *why;
+} unsupported[] = {
+	{ "vhost", "0",
+	  "lkvm has no vhost-net back-end (virtio-net runs in its I/O thread)" },
+	{ "mq", "1",
+	  "lkvm's virtio-net has one queue pair (no VIRTIO_NET_F_MQ)" },
+	{ "fd", NULL, "lkvm opens its tap itself (use tapif=NAME)" },
+};
+
+static const struct unsupported_key *find_unsupported(const char *key,
+						      size_t klen)
+{
+	for (size_t i = 0; i < sizeof(unsupported) / sizeof(*unsupported); i++)
+		if (strlen(unsupported[i].key) == klen &&
+		    !strncmp(key, unsupported[i].key, klen))
+			return &unsupported[i];
+	return NULL;
+}
+
+/* True when key=v is one of unsupported[] with a value that is a no-op. */
+static bool opt_noop(const char *key, size_t klen, const char *v, size_t vlen)
+{
+	const struct unsupported_key *u = find_unsupported(key, klen);
+
+	if (!u || !u->fine)
+		return false;
+	return (vlen == strlen(u->fine) && !strncmp(v, u->fine, vlen)) ||
+	       (vlen == 1 && v[0] == '0');
+}
+
+const char *netopt_unsupported(const char *kv, size_t n)
+{
+	const char *eq = memchr(kv, '=', n);
+	const struct unsupported_key *u =
+		find_unsupported(kv, eq ? (size_t)(eq - kv) : n);
+
+	return u ? u->why : NULL;
+}
+
+/* One "key=value"; false when the key or the value is bad. */
+static bool opt_set(struct nic_config *nic, const char *kv, size_t n)
+{
+	const char *eq = memchr(kv, '=', n);
+	size_t klen = eq ? (size_t)(eq - kv) : n, vlen = eq ? n - klen - 1 : 0;
+	const char *v = eq ? eq + 1 : "";
+
+	if (!eq)
+		return false;
+#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(kv, k, klen))
+	if (KEY("mode"))
+		return opt_mode(nic, v, vlen);
+	if (KEY("tapif"))
+		return opt_copy(nic->tapif, sizeof(nic->tapif), v, vlen);
+	if (KEY("guest_mac"))
+		return opt_mac(nic->mac, v, vlen);
+	if (KEY("host_mac"))
+		return opt_mac(nic->host_mac, v, vlen);
+	if (KEY("host_ip"))
+		return opt_ip(nic->host_ip, v, vlen);
+	if (KEY("guest_ip"))
+		return opt_ip(nic->guest_ip, v, vlen);
+	if (KEY("script"))
+		return opt_copy(nic->script, sizeof(nic->script), v, vlen);
+	if (KEY("downscript"))
+		return opt_copy(nic->downscript, sizeof(nic->downscript), v,
+				vlen);
+	if (KEY("trans") && vlen == 4 && !strncmp(v, "mmio", 4))
+		return !!(nic->transport = VIRTIO_TRANSPORT_MMIO);
+	if (KEY("trans") && vlen == 3 && !strncmp(v, "pci", 3))
+		return !!(nic->transport = VIRTIO_TRANSPORT_PCI);
+	if (KEY("fwd"))
+		return opt_fwd(nic, v, vlen);
+#undef KEY
+	return opt_noop(kv, klen, v, vlen);
+}
+
+int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
+		 const char **bad, size_t *bad_len)
+{
+	const char *first_fwd = NULL;
+	size_t first_fwd_len = 0;
+
+	netopt_defaults(nic, index, NIC_MODE_TAP);
+	for (const char *p = spec; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (!opt_set(nic, p, n)) {
+			*bad = p;
+			*bad_len = n;
+			return -EINVAL;
+		}
+		if (!first_fwd && n > 4 && !strncmp(p, "fwd=", 4)) {
+			first_fwd = p;
+			first_fwd_len = n;
+		}
+		p += n + (p[n] == ',');
+	}
+	/* Forwards need the user-mode stack. */
+	if (first_fwd && nic->mode != NIC_MODE_USER) {
+		*bad = first_fwd;
+		*bad_len = first_fwd_len;
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The -n/--network SPEC parser: comma-separated key=value settings, as in
+ * kvmtool.  Keys:
+ *   mode=tap|user|none   tap is the default for an -n without mode= (as in
+ *                        kvmtool); user is user-mode networking (passt);
+ *                        none asks for no NIC at all
+ *   guest_mac=MAC        the guest's MAC (02:15:15:15:15:15, then :16)
+ *   host_mac=MAC         user mode: the gateway's MAC (02:01:01:01:01:01)
+ *   host_ip=IP           tap: the tap's address; user: the gateway, where
+ *                        the host's own services answer (192.168.33.1)
+ *   guest_ip=IP          user: the address DHCP gives the guest
+ *                        (192.168.33.15); the netmask is /24
+ *   tapif, script, downscript   tap only, as in kvmtool
+ *   trans=pci|mmio       this NIC's virtio transport
+ *   fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT
+ *                        user mode: connections to HOSTPORT on the host
+ *                        (on ADDR only, if given) reach GUESTPORT in the
+ *                        guest; repeat the setting for more (at most
+ *                        CONFIG_MAX_FWDS)
+ * Pure: no I/O, no allocation; unit-tested natively.
+ */
+#ifndef RVKVM_NETOPT_H
+#define RVKVM_NETOPT_H
+
+#include <stddef.h>
+
+#include "vmm/config.h"
+
+#define NETOPT_GUEST_IP "192.168.33.15"
+#define NETOPT_HOST_IP "192.168.33.1"
+
+/* kvmtool's defaults for NIC number index (its MAC ends in 0x15 + index). */
+void netopt_defaults(struct nic_config *nic, unsigned int index,
+		     enum nic_mode mode);
+
+/*
+ * Defaults for NIC index, then every setting of spec.  0, or -EINVAL with
+ * *bad and *bad_len naming the first setting that is not valid (an unknown
+ * key, a bad value, too many fwd=).
+ */
+int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
+		 const char **bad, size_t *bad_len);
+
+/*
+ * For a setting netopt_parse() found bad: what lkvm lacks when its key is
+ * one of kvmtool's that lkvm refuses (vhost=1, mq=N > 1, fd=), else NULL.
+ * vhost=0 and mq=1 are accepted by netopt_parse() as no-ops.
+ */
+const char *netopt_unsupported(const char *kv, size_t n);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The seccomp filter lkvm runs under once the machine is set up: one
+ * allow-list (seccomp.c) for every thread, a SIGSYS handler that names a
+ * forbidden system call on stderr and exits with LKVM_EXIT_SECCOMP.
+ */
+#ifndef RVKVM_SECCOMP_H
+#define RVKVM_SECCOMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vmm/config.h"
+
+/*
+ * Test hook, documented in README.md: when this environment variable is
+ * set, lkvm makes one forbidden system call (personality) right after
+ * installing the filter, to show how a violation ends.
+ */
+#define SECCOMP_TEST_ENV "LKVM_TEST_SECCOMP_VIOLATION"
+
+/*
+ * Build the filter for @cfg (the native architecture, or riscv64 when
+ * @arch_riscv64 is set, for the native unit test) and, if @load, load it
+ * into every thread of lkvm.  0, or -errno after one line naming the
+ * problem (a system call name unknown to libseccomp, a load failure).
+ */
+int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64);
+
+/*
+ * seccomp_setup(cfg, true, false), then the test hook above; with a tap
+ * downscript (a program run at exit) the filter stays off, with a warning.
+ */
+int seccomp_install(const struct vm_config *cfg);
+
+/*
+ * The line the SIGSYS handler writes for system call @nr named @name
+ * (NULL: unknown), into @buf; its length.  Async-signal-safe.
+ */
+size_t seccomp_format_kill(char *buf, size_t size, const char *name, long nr);
+
+/* The allow-list's i-th system call name, NULL past its end (tests). */
+const char *seccomp_allowed_name(size_t i);
+
+#endif

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vCPUs: creation, ONE_REG configuration (ISA and SBI extensions, custom
+ * ids), what KVM reports about the harts, boot registers, and the vCPU
+ * threads with their exit handling.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "vmm/kvm/sbi.h"
+#include "vmm/kvm/vm.h"
+
+_Static_assert(KVM_RISCV_ISA_EXT_MAX == ISA_EXT_COUNT,
+	       "vmm/isa.c must list every KVM ISA extension");
+_Static_assert(KVM_RISCV_ISA_EXT_ZAWRS == 61 && KVM_RISCV_ISA_EXT_SSTC == 8,
+	       "vmm/isa.c ids must match asm/kvm.h");
+_Static_assert(KVM_RISCV_SBI_EXT_MAX == SBI_EXT_COUNT &&
+		       KVM_RISCV_SBI_EXT_DBCN == 9,
+	       "vmm/isa.c SBI ids must match asm/kvm.h");
+
+#define REG_U64 (KVM_REG_RISCV | KVM_REG_SIZE_U64)
+#define REG_CONFIG(f) \
+	(REG_U64 | KVM_REG_RISCV_CONFIG | KVM_REG_RISCV_CONFIG_REG(f))
+#define REG_CORE(f) (REG_U64 | KVM_REG_RISCV_CORE | KVM_REG_RISCV_CORE_REG(f))
+#define REG_ISA_EXT(id) \
+	(REG_U64 | KVM_REG_RISCV_ISA_EXT | KVM_REG_RISCV_ISA_SINGLE | (id))
+#define REG_SBI_EXT(id) \
+	(REG_U64 | KVM_REG_RISCV_SBI_EXT | KVM_REG_RISCV_SBI_SINGLE | (id))
+#define REG_CSR(f)                                                 \
+	(REG_U64 | KVM_REG_RISCV_CSR | KVM_REG_RISCV_CSR_GENERAL | \
+	 KVM_REG_RISCV_CSR_REG(f))
+#define REG_TIMER(f) \
+	(REG_U64 | KVM_REG_RISCV_TIMER | KVM_REG_RISCV_TIMER_REG(f))
+
+#define CSR_SEED 0x015
+#define SEED_OPST_WAIT (1UL << 30)
+#define SEED_OPST_ES16 (2UL << 30)
+#define SRST_REASON_SYS_FAILURE 1
+
+static int reg_get(int fd, uint64_t id, unsigned long *val)
+{
+	struct kvm_one_reg reg = { .id = id, .addr = (uintptr_t)val };
+
+	return ioctl(fd, KVM_GET_ONE_REG, &reg) < 0 ? -errno : 0;
+}
+
+static int reg_set(int fd, uint64_t id, unsigned long val)
+{
+	struct kvm_one_reg reg = { .id = id, .addr = (uintptr_t)&val };
+
+	return ioctl(fd, KVM_SET_ONE_REG, &reg) < 0 ? -errno : 0;
+}
+
+/*
+ * Extensions the user disabled (--disable-EXT, --cpu-type min); warn once
+ * for those KVM keeps: a warning for --disable-EXT, a debug line for
+ * --cpu-type min (like kvmtool, which does not warn for those).
+ */
+static void cpu_disable_exts(struct vcpu *vcpu, bool warn)
+{
+	const struct vm_config *cfg = vcpu->vm->cfg;
+
+	for (unsigned int id = 0; id < ISA_EXT_COUNT; id++) {
+		if (!config_isa_hidden(cfg, id) ||
+		    !reg_set(vcpu->fd, REG_ISA_EXT(id), 0) || !warn)
+			continue;
+		if (isa_ext_test(cfg->disable_isa, id))
+			pr_warn("KVM refuses to disable ISA extension '%s'",
+				isa_exts[id].name);
+		else
+			pr_debug("--cpu-type min: KVM keeps ISA extension '%s'",
+				 isa_exts[id].name);
+	}
+	/* Ids past 6.12's (SUSP): a host without them has nothing to hide. */
+	for (unsigned int id = 0; id < 64; id++)
+		if ((cfg->disable_sbi >> id & 1) &&
+		    reg_set(vcpu->fd, REG_SBI_EXT(id), 0) && warn &&
+		    id < SBI_EXT_COUNT)
+			pr_warn("KVM refuses to disable SBI extension '%s'",
+				sbi_exts[id].name);
+}
+
+/*
+ * --suspend-seconds: SBI system suspend reaches user space only from
+ * Linux 6.14 on (SBI SUSP forwarded), and lkvm has no handler for it yet.
+ */
+static int cpu_check_suspend(struct vcpu *vcpu)
+{
+	unsigned long v;
+
+	if (!vcpu->vm->cfg->set_suspend_seconds)
+		return 0;
+	if (reg_get(vcpu->fd, REG_SBI_EXT(SBI_EXT_SUSP_ID), &v))
+		pr_err("--suspend-seconds: the host KVM does not forward SBI system suspend (SBI SUSP, Linux 6.14+)");
+	else
+		pr_err("--suspend-seconds: lkvm does not implement SBI system suspend (SUSP) yet");
+	return -ENOTSUP;
+}
+
+static int cpu_custom_ids(struct vcpu *vcpu)
+{
+	const struct vm_config *cfg = vcpu->vm->cfg;
+	int ret = 0;
+
+	if (cfg->set_mvendorid)
+		ret = ret   ?:
+			      reg_set(vcpu->fd, REG_CONFIG(mvendorid),
+				      cfg->mvendorid);
+	if (cfg->set_marchid)
+		ret = ret   ?:
+			      reg_set(vcpu->fd, REG_CONFIG(marchid),
+				      cfg->marchid);
+	if (cfg->set_mimpid)
+		ret = ret ?: reg_set(vcpu->fd, REG_CONFIG(mimpid), cfg->mimpid);
+	if (ret)
+		pr_err("vCPU %u: KVM refused a --custom-m*id value: %s",
+		       vcpu->id, strerror(-ret));
+	return ret;
+}
+
+/* Configure one vCPU before its first run. */
+static int cpu_configure(struct vcpu *vcpu)
+{
+	bool first = vcpu->id == 0;
+	int ret;
+
+	cpu_disable_exts(vcpu, first);
+	ret = first ? cpu_check_suspend(vcpu) : 0;
+	ret = ret ?: cpu_custom_ids(vcpu);
+	if (ret)
+		return ret;
+	/* DBCN is off by default in KVM: the hv console needs it. */
+	if (!(vcpu->vm->cfg->disable_sbi >> KVM_RISCV_SBI_EXT_DBCN & 1) &&
+	    reg_set(vcpu->fd, REG_SBI_EXT(KVM_RISCV_SBI_EXT_DBCN), 1) && first)
+		pr_warn("KVM cannot enable SBI DBCN: the hv console has only the legacy SBI calls");
+	return 0;
+}
+
+/* Read what KVM offers, from vCPU 0 after configuration. */
+static int cpu_read_caps(struct vcpu *vcpu, struct cpu_caps *caps)
+{
+	unsigned long v;
+	int ret;
+
+	memset(caps, 0, sizeof(*caps));
+	ret = reg_get(vcpu->fd, REG_CONFIG(isa), &caps->isa);
+	ret = ret   ?:
+		      reg_get(vcpu->fd, REG_TIMER(frequency),
+			      &caps->timebase_freq);
+	if (ret) {
+		pr_err("vCPU 0: cannot read the ISA or timer frequency: %s",
+		       strerror(-ret));
+		return ret;
+	}
+	for (unsigned int id = 0; id < ISA_EXT_COUNT; id++)
+		if (!reg_get(vcpu->fd, REG_ISA_EXT(id), &v) && v)
+			isa_ext_set(caps->isa_ext, id);
+	if (reg_get(vcpu->fd, REG_CONFIG(satp_mode), &caps->satp_mode))
+		caps->satp_mode = 0;
+	if (isa_ext_test(caps->isa_ext, KVM_RISCV_ISA_EXT_ZICBOM))
+		reg_get(vcpu->fd, REG_CONFIG(zicbom_block_size),
+			&caps->cbom_block_size);
+	if (isa_ext_test(caps->isa_ext, KVM_RISCV_ISA_EXT_ZICBOZ))
+		reg_get(vcpu->fd, REG_CONFIG(zicboz_block_size),
+			&caps->cboz_block_size);
+	caps->dbcn =
+		!reg_get(vcpu->fd, REG_SBI_EXT(KVM_RISCV_SBI_EXT_DBCN), &v) &&
+		v;
+	return 0;
+}
+
+static int cpu_create(struct vm *vm, unsigned int id)
+{
+	struct vcpu *vcpu = &vm->vcpus[id];
+
+	vcpu->vm = vm;
+	vcpu->id = id;
+	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, id);
+	if (vcpu->fd < 0) {
+		pr_err("KVM_CREATE_VCPU %u: %s", id, strerror(errno));
+		return -errno;
+	}
+	vcpu->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 vcpu->fd, 0);
+	if (vcpu->run == MAP_FAILED) {
+		vcpu->run = NULL;
+		pr_err("vCPU %u: cannot map kvm_run: %s", id, strerror(errno));
+		return -errno;
+	}
+	return cpu_configure(vcpu);
+}
+
+int kvm_cpus_create(struct vm *vm)
+{
+	int max = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
+	int ret = 0;
+
+	if (max > 0 && vm->cfg->nr_cpus > (unsigned int)max) {
+		pr_err("-c %u: KVM supports at most %d vCPUs", vm->cfg->nr_cpus,
+		       max);
+		return -EINVAL;
+	}
+	pthread_rwlock_wrlock(&vm->vcpu_lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus && !ret; i++)
+		ret = cpu_create(vm, i);
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+	ret = ret ?: cpu_read_caps(&vm->vcpus[0], &vm->caps);
+	if (ret)
+		kvm_cpus_destroy(vm);
+	return ret;
+}
+
+void kvm_cpus_destroy(struct vm *vm)
+{
+	pthread_rwlock_wrlock(&vm->vcpu_lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		if (vcpu->run)
+			munmap(vcpu->run, vm->run_size);
+		if (vcpu->fd >= 0)
+			close(vcpu->fd);
+		vcpu->run = NULL;
+		vcpu->fd = -1;
+	}
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+}
+
+void kvm_cpu_set_ext_irq(void *opaque, int level)
+{
+	struct vcpu *vcpu = opaque;
+	struct kvm_interrupt irq = {
+		.irq = level ? KVM_INTERRUPT_SET : KVM_INTERRUPT_UNSET,
+	};
+
+	pthread_rwlock_rdlock(&vcpu->vm->vcpu_lock);
+	if (vcpu->fd >= 0 && ioctl(vcpu->fd, KVM_INTERRUPT, &irq) < 0)
+		pr_once(LOG_WARN, "vCPU %u: KVM_INTERRUPT: %s", vcpu->id,
+			strerror(errno));
+	pthread_rwlock_unlock(&vcpu->vm->vcpu_lock);
+}
+
+int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0, uint64_t a1)
+{
+	int ret = reg_set(vcpu->fd, REG_CORE(regs.pc), pc);
+
+	ret = ret ?: reg_set(vcpu->fd, REG_CORE(regs.a0), a0);
+	ret = ret ?: reg_set(vcpu->fd, REG_CORE(regs.a1), a1);
+	if (ret)
+		pr_err("vCPU %u: cannot set boot registers: %s", vcpu->id,
+		       strerror(-ret));
+	return ret;
+}
+
+/* --- exits -------------------------------------------------------------- */
+
+static void cpu_mmio(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	atomic_fetch_add(&vcpu->vm->stats.mmio_exits, 1);
+	if (!mmio_bus_access(&vcpu->vm->bus, run->mmio.phys_addr,
+			     run->mmio.data, run->mmio.len,
+			     run->mmio.is_write) &&
+	    vcpu->vm->cfg->debug_mmio)
+		pr_info("--debug-mmio: vCPU %u: unhandled MMIO %s of %u bytes at %#llx",
+			vcpu->id, run->mmio.is_write ? "write" : "read",
+			run->mmio.len, (unsigned long long)run->mmio.phys_addr);
+}
+
+static void cpu_sbi(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct sbi_call call = {
+		.ext = run->riscv_sbi.extension_id,
+		.fid = run->riscv_sbi.function_id,
+		.ret = { (long)run->riscv_sbi.ret[0],
+			 (long)run->riscv_sbi.ret[1] },
+	};
+
+	atomic_fetch_add(&vcpu->vm->stats.sbi_exits, 1);
+	memcpy(call.args, run->riscv_sbi.args, sizeof(call.args));
+	sbi_handle(&vcpu->vm->sbi, &call);
+	run->riscv_sbi.ret[0] = call.ret[0];
+	run->riscv_sbi.ret[1] = call.ret[1];
+}
+
+/* The Zkr seed CSR: 16 bits of entropy per read. */
+static void cpu_csr(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint16_t entropy = 0;
+
+	atomic_fetch_add(&vcpu->vm->stats.other_exits, 1);
+	if (run->riscv_csr.csr_num != CSR_SEED) {
+		pr_guest_once("vCPU %u: CSR %#lx access forwarded; reads 0",
+			      vcpu->id, run->riscv_csr.csr_num);
+		run->riscv_csr.ret_value = 0;
+		return;
+	}
+	if (getrandom(&entropy, sizeof(entropy), GRND_NONBLOCK) !=
+	    sizeof(entropy))
+		run->riscv_csr.ret_value = SEED_OPST_WAIT;
+	else
+		run->riscv_csr.ret_value = SEED_OPST_ES16 | entropy;
+}
+
+static void cpu_system_event(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	switch (run->system_event.type) {
+	case KVM_SYSTEM_EVENT_SHUTDOWN:
+		if (run->system_event.ndata &&
+		    run->system_event.data[0] == SRST_REASON_SYS_FAILURE)
+			vm_request_stop(
+				vcpu->vm, VM_STOP_CRASH,
+				"guest shut down reporting a system failure");
+		else
+			vm_request_stop(vcpu->vm, VM_STOP_POWEROFF,
+					"guest powered off");
+		break;
+	case KVM_SYSTEM_EVENT_RESET:
+		vm_request_stop(vcpu->vm, VM_STOP_RESET, "guest reboot");
+		break;
+	default:
+		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+				"vCPU %u: guest crashed (system event %u)",
+				vcpu->id, run->system_event.type);
+	}
+}
+
+/* Returns false when the vCPU must stop. */
+static bool cpu_handle_exit(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_MMIO:
+		cpu_mmio(vcpu);
+		return true;
+	case KVM_EXIT_RISCV_SBI:
+		cpu_sbi(vcpu);
+		return true;
+	case KVM_EXIT_RISCV_CSR:
+		cpu_csr(vcpu);
+		return true;
+	case KVM_EXIT_INTR:
+		return true;
+	case KVM_EXIT_SYSTEM_EVENT:
+		cpu_system_event(vcpu);
+		return false;
+	case KVM_EXIT_INTERNAL_ERROR:
+		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+				"vCPU %u: KVM internal error (suberror %u)",
+				vcpu->id, run->internal.suberror);
+		return false;
+	case KVM_EXIT_FAIL_ENTRY:
+		vm_request_stop(
+			vcpu->vm, VM_STOP_CRASH,
+			"vCPU %u: entry failed (reason %#llx)", vcpu->id,
+			(unsigned long long)
+				run->fail_entry.hardware_entry_failure_reason);
+		return false;
+	default:
+		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
+				"vCPU %u: unexpected KVM exit %u", vcpu->id,
+				run->exit_reason);
+		return false;
+	}
+}
+
+/*
+ * KVM_RUN fails with EIO or EOPNOTSUPP for guest accesses it cannot
+ * emulate (misaligned or atomic MMIO, instruction fetch outside RAM):
+ * the guest's fault, and running it again would repeat it.
+ */
+static void cpu_run_error(struct vcpu *vcpu, int err)
+{
+	unsigned long pc = 0;
+
+	if (err == EIO || err == EOPNOTSUPP) {
+		reg_get(vcpu->fd, REG_CORE(regs.pc), &pc);
+		vm_request_stop(
+			vcpu->vm, VM_STOP_CRASH,
+			"vCPU %u: guest access KVM cannot emulate at pc %#lx (%s)",
+			vcpu->id, pc, strerror(err));
+		return;
+	}
+	vm_request_stop(vcpu->vm, VM_STOP_HOST_ERROR, "vCPU %u: KVM_RUN: %s",
+			vcpu->id, strerror(err));
+}
+
+/* --- pause ------------------------------------------------------------- */
+
+/* user_regs_struct order: the ONE_REG CORE index of each. */
+static const char *const core_names[] = {
+	"pc", "ra", "sp", "gp", "tp",  "t0",  "t1", "t2", "s0", "s1", "a0",
+	"a1", "a2", "a3", "a4", "a5",  "a6",  "a7", "s2", "s3", "s4", "s5",
+	"s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+};
+
+static const struct {
+	const char *name;
+	uint64_t id;
+} csr_regs[] = {
+	{ "sstatus", REG_CSR(sstatus) }, { "sepc", REG_CSR(sepc) },
+	{ "scause", REG_CSR(scause) },	 { "stval", REG_CSR(stval) },
+	{ "stvec", REG_CSR(stvec) },	 { "satp", REG_CSR(satp) },
+	{ "sie", REG_CSR(sie) },	 { "sip", REG_CSR(sip) },
+};
+
+static size_t regs_put(struct vcpu *vcpu, size_t len, const char *name,
+		       uint64_t id, bool nl)
+{
+	unsigned long v;
+	int n;
+
+	if (reg_get(vcpu->fd, id, &v))
+		n = snprintf(vcpu->regs + len, sizeof(vcpu->regs) - len,
+			     " %4s ?                 %s", name, nl ? "\n" : "");
+	else
+		n = snprintf(vcpu->regs + len, sizeof(vcpu->regs) - len,
+			     " %4s 0x%016lx%s", name, v, nl ? "\n" : "");
+	return n < 0 ? len : len + n;
+}
+
+/* The registers, read in the vCPU's own thread (paused). */
+static void cpu_regs_snapshot(struct vcpu *vcpu)
+{
+	unsigned long mode = 0;
+	size_t len;
+
+	reg_get(vcpu->fd, REG_CORE(mode), &mode);
+	len = snprintf(vcpu->regs, sizeof(vcpu->regs), "vCPU %u (%s-mode):\n",
+		       vcpu->id, mode == KVM_RISCV_MODE_S ? "S" : "U");
+	for (unsigned int i = 0; i < 32 && len < sizeof(vcpu->regs); i++)
+		len = regs_put(vcpu, len, core_names[i],
+			       REG_U64 | KVM_REG_RISCV_CORE | i, i % 4 == 3);
+	for (unsigned int i = 0; i < 8 && len < sizeof(vcpu->regs); i++)
+		len = regs_put(vcpu, len, csr_regs[i].name, csr_regs[i].id,
+			       i % 4 == 3);
+}
+
+/* Wait in the pause until resumed or stopped. */
+static void cpu_hold(struct vcpu *vcpu)
+{
+	struct vm_pause *p = &vcpu->vm->pause;
+
+	cpu_regs_snapshot(vcpu);
+	pthread_mutex_lock(&p->lock);
+	p->held++;
+	pthread_cond_broadcast(&p->cond);
+	while (p->want && !atomic_load(&vcpu->vm->stop))
+		pthread_cond_wait(&p->cond, &p->lock);
+	p->held--;
+	/* kvm_cpus_stop() sets it (under the lock) once stop is set. */
+	if (!atomic_load(&vcpu->vm->stop))
+		vcpu->run->immediate_exit = 0;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void *cpu_thread(void *arg)
+{
+	struct vcpu *vcpu = arg;
+	struct vm *vm = vcpu->vm;
+
+	while (!atomic_load(&vm->stop)) {
+		if (atomic_load(&vm->pause.want)) {
+			cpu_hold(vcpu);
+			continue;
+		}
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			cpu_run_error(vcpu, errno);
+			break;
+		}
+		if (!cpu_handle_exit(vcpu))
+			break;
+	}
+	return NULL;
+}
+
+static void cpu_kick_handler(int sig)
+{
+	(void)sig;
+}
+
+int kvm_cpus_start(struct vm *vm)
+{
+	struct sigaction sa = { .sa_handler = cpu_kick_handler };
+	char name[16]; /* a thread name's limit, with its NUL */
+	sigset_t kick;
+	int ret;
+
+	/* SIGUSR1 kicks a vCPU out of KVM_RUN: unblocked in vCPU threads. */
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&kick);
+	sigaddset(&kick, SIGUSR1);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		vcpu->run->immediate_exit = 0;
+		pthread_mutex_lock(&vm->pause.lock);
+		pthread_sigmask(SIG_UNBLOCK, &kick, NULL);
+		ret = pthread_create(&vcpu->thread, NULL, cpu_thread, vcpu);
+		pthread_sigmask(SIG_BLOCK, &kick, NULL);
+		vcpu->thread_started = !ret;
+		pthread_mutex_unlock(&vm->pause.lock);
+		if (ret) {
+			pr_err("cannot start vCPU %u: %s", i, strerror(ret));
+			return -ret;
+		}
+		snprintf(name, sizeof(name), "lkvm-vcpu-%u", i);
+		pthread_setname_np(vcpu->thread, name);
+	}
+	return 0;
+}
+
+/* Lock held: make every running vCPU thread leave KVM_RUN soon. */
+static void cpus_kick(struct vm *vm)
+{
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
+		struct vcpu *vcpu = &vm->vcpus[i];
+
+		if (!vcpu->thread_started)
+			continue;
+		vcpu->run->immediate_exit = 1;
+		pthread_kill(vcpu->thread, SIGUSR1);
+	}
+}
+
+static unsigned int cpus_started(const struct vm *vm)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
+		n += vm->vcpus[i].thread_started;
+	return n;
+}
+
+int kvm_cpus_pause(struct vm *vm, unsigned int timeout_ms)
+{
+	struct vm_pause *p = &vm->pause;
+	struct timespec until;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_ms / 1000;
+	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&p->lock);
+	if (atomic_load(&vm->stop) || !cpus_started(vm)) {
+		pthread_mutex_unlock(&p->lock);
+		return -ESHUTDOWN;
+	}
+	if (!p->want)
+		p->events++;
+	atomic_store(&p->want, true);
+	cpus_kick(vm);
+	while (!ret && p->held < cpus_started(vm) && !atomic_load(&vm->stop))
+		ret = pthread_cond_timedwait(&p->cond, &p->lock, &until);
+	if (atomic_load(&vm->stop))
+		ret = ESHUTDOWN;
+	pthread_mutex_unlock(&p->lock);
+	if (ret)
+		kvm_cpus_resume(vm);
+	return -ret;
+}
+
+void kvm_cpus_resume(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->pause.lock);
+	atomic_store(&vm->pause.want, false);
+	pthread_cond_broadcast(&vm->pause.cond);
+	pthread_mutex_unlock(&vm->pause.lock);
+}
+
+bool kvm_cpus_paused(struct vm *vm)
+{
+	return atomic_load(&vm->pause.want);
+}
+
+/* A stop is requested (vm->stop set): end the vCPU threads. */
+void kvm_cpus_stop(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->pause.lock);
+	cpus_kick(vm);
+	pthread_cond_broadcast(&vm->pause.cond); /* paused ones too */
+	pthread_mutex_unlock(&vm->pause.lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
+		if (vm->vcpus[i].thread_started)
+			pthread_join(vm->vcpus[i].thread, NULL);
+	pthread_mutex_lock(&vm->pause.lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
+		vm->vcpus[i].thread_started = false;
+	pthread_mutex_unlock(&vm->pause.lock);
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KVM's in-kernel irqchips, the AIA and the PLIC of kernel-patches/:
+ * probing for them, creating and configuring the device (the sequences
+ * themselves are aia_configure() and kplic_configure() in irqchip.c), and
+ * the two ways devices interrupt through them: KVM_IRQ_LINE for level
+ * lines and irqfds for edges signalled by an I/O thread without an ioctl.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "vmm/kvm/irqchip.h"
+#include "lib/log.h"
+#include "vmm/kvm/vm.h"
+
+_Static_assert(KVM_DEV_RISCV_AIA_GRP_CONFIG == 0 &&
+		       KVM_DEV_RISCV_AIA_CONFIG_MODE == 0 &&
+		       KVM_DEV_RISCV_AIA_CONFIG_IDS == 1 &&
+		       KVM_DEV_RISCV_AIA_CONFIG_SRCS == 2 &&
+		       KVM_DEV_RISCV_AIA_CONFIG_HART_BITS == 5 &&
+		       KVM_DEV_RISCV_AIA_GRP_ADDR == 1 &&
+		       KVM_DEV_RISCV_AIA_ADDR_APLIC == 0 &&
+		       KVM_DEV_RISCV_AIA_ADDR_IMSIC(3) == 4 &&
+		       KVM_DEV_RISCV_AIA_GRP_CTRL == 2 &&
+		       KVM_DEV_RISCV_AIA_CTRL_INIT == 0 &&
+		       KVM_DEV_RISCV_APLIC_SIZE == 0x4000 &&
+		       KVM_DEV_RISCV_IMSIC_SIZE == 0x1000 &&
+		       KVM_DEV_RISCV_AIA_SRCS_MAX == 1024,
+	       "vmm/irqchip.c's AIA numbers must match asm/kvm.h");
+
+/*
+ * The in-kernel PLIC is rvkvm's (kernel-patches/): the next device type
+ * after the AIA in Linux 6.12's uapi, which the system headers predate.
+ */
+#ifndef KVM_DEV_TYPE_RISCV_PLIC
+#define KVM_DEV_TYPE_RISCV_PLIC (KVM_DEV_TYPE_RISCV_AIA + 1)
+#endif
+
+static bool kvm_can_create(int vm_fd, uint32_t type)
+{
+	struct kvm_create_device dev = {
+		.type = type,
+		.flags = KVM_CREATE_DEVICE_TEST,
+	};
+
+	return !ioctl(vm_fd, KVM_CREATE_DEVICE, &dev);
+}
+
+void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
+{
+	int kvm_fd, vm_fd = -1;
+
+	*h = (struct irqchip_host){ .aia = false };
+	kvm_fd = open(cfg->dev, O_RDWR | O_CLOEXEC);
+	if (kvm_fd >= 0)
+		vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	if (vm_fd >= 0 &&
+	    ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) > 0) {
+		h->aia = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_AIA);
+		h->kernel_plic = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_PLIC);
+	}
+	if (vm_fd >= 0)
+		close(vm_fd);
+	if (kvm_fd >= 0)
+		close(kvm_fd);
+}
+
+static int aia_attr(void *opaque, unsigned long op, uint32_t group,
+		    uint64_t attr, uint64_t *v)
+{
+	struct vm *vm = opaque;
+	struct kvm_device_attr a = {
+		.group = group,
+		.attr = attr,
+		.addr = (uintptr_t)v,
+	};
+
+	return ioctl(vm->irqchip_fd, op, &a) < 0 ? -errno : 0;
+}
+
+/* CONFIG values are u32 in KVM, addresses u64. */
+static int aia_get(void *opaque, uint32_t group, uint64_t attr, uint64_t *v)
+{
+	uint32_t v32 = 0;
+	int ret;
+
+	if (group != KVM_DEV_RISCV_AIA_GRP_CONFIG)
+		return aia_attr(opaque, KVM_GET_DEVICE_ATTR, group, attr, v);
+	ret = aia_attr(opaque, KVM_GET_DEVICE_ATTR, group, attr,
+		       (uint64_t *)&v32);
+	*v = v32;
+	return ret;
+}
+
+static int aia_set(void *opaque, uint32_t group, uint64_t attr, uint64_t v)
+{
+	uint32_t v32 = v;
+
+	if (group == KVM_DEV_RISCV_AIA_GRP_CONFIG)
+		return aia_attr(opaque, KVM_SET_DEVICE_ATTR, group, attr,
+				(uint64_t *)&v32);
+	if (group == KVM_DEV_RISCV_AIA_GRP_CTRL)
+		return aia_attr(opaque, KVM_SET_DEVICE_ATTR, group, attr, NULL);
+	return aia_attr(opaque, KVM_SET_DEVICE_ATTR, group, attr, &v);
+}
+
+static const struct aia_attr_ops kvm_aia_ops = {
+	.get = aia_get,
+	.set = aia_set,
+};
+
+int kvm_aia_create(struct vm *vm, const struct aia_params *p,
+		   struct aia_state *st)
+{
+	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_RISCV_AIA };
+	const char *why = "";
+	int ret;
+
+	if (ioctl(vm->vm_fd, KVM_CREATE_DEVICE, &dev) < 0) {
+		ret = -errno;
+		pr_err("cannot create KVM's AIA device: %s", strerror(errno));
+		return ret;
+	}
+	vm->irqchip_fd = dev.fd;
+	ret = aia_configure(&kvm_aia_ops, vm, p, st, &why);
+	if (ret) {
+		pr_err("KVM's AIA: %s: %s", why, strerror(-ret));
+		kvm_aia_destroy(vm);
+		return ret;
+	}
+	pr_debug(
+		"irqchip: in-kernel AIA, mode %llu, %u IMSIC ids, %u sources, %u hart bits",
+		(unsigned long long)st->mode, st->nr_ids, st->nr_sources,
+		st->hart_bits);
+	return 0;
+}
+
+/*
+ * The in-kernel PLIC's attribute groups and value sizes are those of the
+ * AIA's CONFIG (u32), ADDR (u64) and CTRL (none): the same accessors serve.
+ */
+int kvm_plic_create(struct vm *vm, uint64_t base, uint32_t nr_sources)
+{
+	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_RISCV_PLIC };
+	const char *why = "";
+	int ret;
+
+	if (ioctl(vm->vm_fd, KVM_CREATE_DEVICE, &dev) < 0) {
+		ret = -errno;
+		pr_err("cannot create KVM's PLIC device: %s", strerror(errno));
+		return ret;
+	}
+	vm->irqchip_fd = dev.fd;
+	ret = kplic_configure(&kvm_aia_ops, vm, base, nr_sources, &why);
+	if (ret) {
+		pr_err("KVM's PLIC: %s: %s", why, strerror(-ret));
+		kvm_aia_destroy(vm);
+		return ret;
+	}
+	pr_debug("irqchip: in-kernel PLIC at %#llx, %u sources",
+		 (unsigned long long)base, nr_sources);
+	return 0;
+}
+
+void kvm_aia_destroy(struct vm *vm)
+{
+	pthread_rwlock_wrlock(&vm->vcpu_lock);
+	if (vm->irqchip_fd >= 0)
+		close(vm->irqchip_fd);
+	vm->irqchip_fd = -1;
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+}
+
+void kvm_irq_line(struct vm *vm, unsigned int src, int level)
+{
+	struct kvm_irq_level irq = { .irq = src, .level = !!level };
+
+	pthread_rwlock_rdlock(&vm->vcpu_lock);
+	if (vm->vm_fd >= 0 && vm->irqchip_fd >= 0 &&
+	    ioctl(vm->vm_fd, KVM_IRQ_LINE, &irq) < 0)
+		pr_once(LOG_WARN, "KVM_IRQ_LINE %u: %s", src, strerror(errno));
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+}
+
+void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data)
+{
+	struct kvm_msi msi = {
+		.address_lo = (uint32_t)addr,
+		.address_hi = addr >> 32,
+		.data = data,
+	};
+
+	pthread_rwlock_rdlock(&vm->vcpu_lock);
+	if (vm->vm_fd >= 0 && vm->irqchip_fd >= 0 &&
+	    ioctl(vm->vm_fd, KVM_SIGNAL_MSI, &msi) < 0)
+		pr_once(LOG_WARN, "KVM_SIGNAL_MSI %#llx: %s",
+			(unsigned long long)addr, strerror(errno));
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+}
+
+int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi)
+{
+	struct kvm_irqfd irqfd = { .fd = fd, .gsi = gsi };
+
+	return ioctl(vm->vm_fd, KVM_IRQFD, &irqfd) < 0 ? -errno : 0;
+}

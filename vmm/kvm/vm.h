@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The KVM side of a running VM: the KVM handles, guest RAM, the vCPUs, the
+ * MMIO bus the vCPU threads dispatch to, the SBI context, and the stop
+ * request that any thread raises and the main thread acts on.  Devices
+ * live elsewhere (board.h and the glue modules); this header knows none.
+ */
+#ifndef RVKVM_VM_H
+#define RVKVM_VM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/config.h"
+#include "vmm/isa.h"
+#include "lib/guest_mem.h"
+#include "vmm/kvm/mmio_bus.h"
+#include "vmm/kvm/sbi.h"
+
+struct kvm_run;
+
+/* Why the VM stops; the first request wins. */
+enum vm_stop {
+	VM_RUNNING = 0,
+	VM_STOP_POWEROFF,   /* SRST shutdown */
+	VM_STOP_RESET,	    /* SRST reboot: reset and boot again */
+	VM_STOP_SIGNAL,	    /* signal or Ctrl-A x */
+	VM_STOP_CRASH,	    /* guest crashed */
+	VM_STOP_HOST_ERROR, /* host-side failure while running */
+};
+
+/* Room for one vCPU's register dump (lkvm debug -d). */
+#define VCPU_REGS_TEXT 1280
+
+struct vcpu {
+	struct vm *vm;
+	unsigned int id;
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+	bool thread_started;	   /* changed under vm->pause.lock */
+	char regs[VCPU_REGS_TEXT]; /* read by the thread as it pauses */
+};
+
+/*
+ * Pausing (lkvm pause, debug): the vCPU threads leave KVM_RUN and wait
+ * until resumed; the I/O threads carry on.
+ */
+struct vm_pause {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_bool want;    /* a pause is asked for */
+	unsigned int held;   /* vCPU threads waiting in the pause */
+	unsigned int events; /* pause requests so far (tests) */
+};
+
+/* What KVM tells about the harts (the same for all). */
+struct cpu_caps {
+	unsigned long isa;		 /* CONFIG isa (single letters) */
+	uint64_t isa_ext[ISA_EXT_WORDS]; /* enabled ISA_EXT ids */
+	unsigned long satp_mode;
+	unsigned long cbom_block_size, cboz_block_size;
+	unsigned long timebase_freq;
+	bool dbcn; /* SBI DBCN enabled */
+};
+
+struct vm_stats {
+	atomic_ulong mmio_exits, sbi_exits, other_exits;
+};
+
+struct vm {
+	const struct vm_config *cfg;
+	int kvm_fd, vm_fd;
+	int irqchip_fd; /* KVM's AIA or PLIC device; -1: none */
+	int run_size;
+	uint64_t ram_base;    /* guest physical, from the board */
+	struct guest_mem mem; /* mapped for the life of the vm */
+	size_t ram_map_size;
+	int ram_fd; /* --hugetlbfs file; -1: anonymous */
+	struct vcpu vcpus[CONFIG_MAX_CPUS];
+	struct cpu_caps caps;
+	/*
+	 * Held for reading to use a vCPU fd or the VM fd from outside the
+	 * vCPU threads (interrupts); for writing while they change.
+	 */
+	pthread_rwlock_t vcpu_lock;
+
+	struct mmio_bus bus;
+	struct sbi_ctx sbi;
+	struct vm_stats stats;
+	struct vm_pause pause;
+	unsigned long boots; /* reboots so far */
+
+	_Atomic int stop;   /* enum vm_stop */
+	int stop_fd;	    /* eventfd: wakes the main thread */
+	char stop_buf[160]; /* why: the exit line */
+};
+
+/* Everything closed and empty; -errno when the stop eventfd fails. */
+int vm_init(struct vm *vm, const struct vm_config *cfg, uint64_t ram_base);
+
+/* Raise a stop request (first one wins); safe from any thread. */
+void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* kvm_vm.c */
+int kvm_vm_open(struct vm *vm);
+void kvm_vm_close(struct vm *vm);
+/* Map guest RAM once (never unmapped while any thread may touch it). */
+int kvm_ram_alloc(struct vm *vm);
+/* Per boot: RAM as memslot 0 of the new KVM VM, zeroed first if asked. */
+int kvm_ram_register(struct vm *vm, bool zero);
+/* Unmap guest RAM: only once every thread that can touch it has ended. */
+void kvm_ram_free(struct vm *vm);
+/*
+ * Signal fd on a len-byte guest write of the value datamatch to addr
+ * instead of an MMIO exit (other values still exit); with !assign, remove
+ * that binding.
+ */
+int kvm_ioeventfd(struct vm *vm, uint64_t addr, unsigned int len,
+		  uint32_t datamatch, int fd, bool assign);
+
+/* kvm_aia.c */
+struct aia_params;
+struct aia_state;
+struct irqchip_host;
+/* What the host's KVM offers (a scratch VM on cfg->dev); never fails. */
+void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h);
+/* Create and initialise KVM's AIA (after the vCPUs, before they run). */
+int kvm_aia_create(struct vm *vm, const struct aia_params *p,
+		   struct aia_state *st);
+/* Create and initialise KVM's in-kernel PLIC (same time as the AIA). */
+int kvm_plic_create(struct vm *vm, uint64_t base, uint32_t nr_sources);
+/* Close KVM's in-kernel irqchip (AIA or PLIC). */
+void kvm_aia_destroy(struct vm *vm);
+/* Raise or lower wired interrupt source src (GSI src); any thread. */
+void kvm_irq_line(struct vm *vm, unsigned int src, int level);
+/* Signal GSI gsi (an edge) whenever fd is written. */
+int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi);
+/* A message-signalled interrupt (an IMSIC address and identity). */
+void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data);
+
+/* kvm_cpu.c */
+int kvm_cpus_create(struct vm *vm);
+void kvm_cpus_destroy(struct vm *vm);
+int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0, uint64_t a1);
+int kvm_cpus_start(struct vm *vm);
+/* An irq_line set(): the hart's supervisor external interrupt. */
+void kvm_cpu_set_ext_irq(void *opaque, int level);
+void kvm_cpus_stop(struct vm *vm);
+/*
+ * Hold every vCPU thread out of KVM_RUN (each records its registers in
+ * vcpu->regs as it stops): 0, -ESHUTDOWN if the VM is stopping or between
+ * boots, -ETIMEDOUT if the vCPUs did not stop within timeout_ms.  A
+ * second pause is 0.
+ */
+int kvm_cpus_pause(struct vm *vm, unsigned int timeout_ms);
+/* Let them run again (0 also when not paused). */
+void kvm_cpus_resume(struct vm *vm);
+bool kvm_cpus_paused(struct vm *vm);
+
+#endif

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Disk glue.  The image file back-end (open, lock, read/write/flush) is
+ * virtio/blk_file.c; this file only pairs each -d with a device and a slot.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vmm/machine/disks.h"
+#include "lib/log.h"
+
+_Static_assert(CONFIG_MAX_DISK_QUEUES == VIRTIO_MMIO_MAX_QUEUES,
+	       "queues=N is checked against the transport's limit");
+
+unsigned int disks_queues(const struct disk_config *dc, unsigned int nr_cpus)
+{
+	unsigned int n = dc->queues ? dc->queues : nr_cpus;
+
+	if (n > VIRTIO_MMIO_MAX_QUEUES)
+		n = VIRTIO_MMIO_MAX_QUEUES;
+	return n ? n : 1;
+}
+
+static int disk_up(struct disks *d, const struct disk_config *dc,
+		   unsigned int nq, struct board *b)
+{
+	struct virtio_blk_file *f = &d->file[d->nr];
+	struct virtio_blk *blk = &d->blk[d->nr];
+	struct board_slot *slot = board_virtio_slot(b, dc->path);
+	const char *base = strrchr(dc->path, '/');
+	struct virtio_blk_disk disk;
+	int ret;
+
+	if (!slot)
+		return -ENOSPC;
+	ret = dc->raw ? virtio_blk_file_open_raw(f, dc->path, dc->ro,
+						 dc->direct) :
+			virtio_blk_file_open(f, dc->path, dc->ro, dc->direct);
+	if (ret)
+		return ret;
+	virtio_blk_file_disk(f, base ? base + 1 : dc->path, &disk);
+	ret = virtio_blk_init_mq(blk, &slot->res, &b->vm->mem, &slot->line,
+				 &disk, nq);
+	if (ret) {
+		pr_err("%s: cannot set up virtio-blk: %s", dc->path,
+		       strerror(-ret));
+		virtio_blk_file_close(f);
+		return ret;
+	}
+	/* --debug-iodelay: the pool's workers sleep before each request. */
+	if (b->vm->cfg->debug_iodelay_ms)
+		ret = virtio_blk_pool_init(&d->aio[d->nr], &blk->disk,
+					   DISKS_AIO_THREADS,
+					   b->vm->cfg->debug_iodelay_ms);
+	else
+		ret = virtio_blk_aio_init(&d->aio[d->nr], &blk->disk,
+					  DISKS_AIO_THREADS,
+					  VIRTIO_BLK_URING_ENTRIES);
+	if (ret)
+		pr_err("%s: cannot start the I/O engine: %s", dc->path,
+		       strerror(-ret));
+	else
+		ret = board_virtio_add(slot, &blk->vm);
+	if (ret) {
+		virtio_blk_aio_destroy(&d->aio[d->nr]);
+		virtio_blk_destroy(blk);
+		virtio_blk_file_close(f);
+		return ret;
+	}
+	virtio_blk_set_aio(blk, &d->aio[d->nr]);
+	d->path[d->nr] = dc->path;
+	pr_debug(
+		"%s: virtio-blk I/O engine: %s, depth %u, %u queue%s, readv/writev on guest buffers%s, busy polling up to %llu us",
+		dc->path, d->aio[d->nr].name, VIRTIO_BLK_DEPTH, nq,
+		nq == 1 ? "" : "s", dc->direct ? " (O_DIRECT)" : "",
+		(unsigned long long)d->poll_ns / 1000);
+	d->nr++;
+	return 0;
+}
+
+/* On the I/O thread: the engine finished calls (or a budget ran out). */
+static void disks_handle(void *opaque)
+{
+	virtio_blk_poll(opaque);
+}
+
+static int64_t disks_busy_poll(void *opaque)
+{
+	return virtio_blk_busy_poll(opaque);
+}
+
+int disks_watch(struct disks *d, struct iothread *io)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < d->nr; i++) {
+		ret = iothread_add(io, d->aio[i].efd, disks_handle, &d->blk[i]);
+		if (!ret && d->poll_ns) {
+			virtio_blk_set_poll(&d->blk[i], d->poll_ns);
+			ret = iothread_add_poller(io, disks_busy_poll,
+						  &d->blk[i]);
+		}
+	}
+	return ret;
+}
+
+/*
+ * --io-poll, or by default: polling pays when the I/O thread has a host
+ * CPU the vCPUs do not need.
+ */
+static uint64_t disks_poll_ns(const struct vm_config *cfg)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cfg->io_poll_us >= 0)
+		return (uint64_t)cfg->io_poll_us * 1000;
+	return cpus > (long)cfg->nr_cpus ? CONFIG_IO_POLL_US * 1000ULL : 0;
+}
+
+int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
+{
+	int ret = 0;
+
+	d->nr = 0;
+	d->poll_ns = disks_poll_ns(cfg);
+	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++)
+		ret = disk_up(d, &cfg->disks[i],
+			      disks_queues(&cfg->disks[i], cfg->nr_cpus), b);
+	return ret;
+}
+
+/* --debug: how the guest spread its requests over the queues. */
+static void disk_report(const struct virtio_blk *blk, const char *path)
+{
+	char buf[256];
+	int len = 0;
+
+	for (unsigned int q = 0; q < blk->vm.core.dev.num_queues; q++)
+		len += snprintf(buf + len, sizeof(buf) - len, " %llu",
+				(unsigned long long)blk->requests[q]);
+	pr_debug("%s: virtio-blk requests per queue:%s", path, buf);
+	pr_debug("%s: virtio-blk requests taken while busy polling: %llu", path,
+		 (unsigned long long)blk->polled);
+}
+
+void disks_down(struct disks *d)
+{
+	while (d->nr) {
+		d->nr--;
+		disk_report(&d->blk[d->nr], d->path[d->nr]);
+		virtio_blk_aio_destroy(&d->aio[d->nr]);
+		virtio_blk_destroy(&d->blk[d->nr]);
+		virtio_blk_file_close(&d->file[d->nr]);
+	}
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Virtio notifications: an eventfd per queue, on the I/O thread. */
+#include <errno.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "vmm/machine/ioeventfds.h"
+
+/* On the I/O thread: the guest wrote this queue's index to its notify. */
+static void kicks_handle(void *opaque)
+{
+	struct board_kick *k = opaque;
+	uint64_t v;
+
+	if (read(k->fd, &v, sizeof(v)) != sizeof(v))
+		return;
+	virtio_mmio_kick(k->slot->transport, k->q);
+}
+
+static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
+{
+	unsigned int nq = slot->transport->core.dev.num_queues;
+
+	for (unsigned int q = 0; q < nq; q++) {
+		struct board_kick *k = &slot->kicks[q];
+		int ret;
+
+		k->slot = slot;
+		k->q = q;
+		k->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (k->fd < 0)
+			return -errno;
+		slot->nr_kicks++;
+		ret = iothread_add(io, k->fd, kicks_handle, k);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int kicks_watch(struct board *b, struct iothread *io)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < b->nr_virtio; i++)
+		ret = kicks_watch_slot(&b->virtio[i], io);
+	return ret;
+}
+
+void kicks_bind(struct board *b, kicks_bind_fn *fn, void *opaque)
+{
+	b->bind = fn;
+	b->bind_opaque = opaque;
+	for (unsigned int i = 0; i < b->nr_virtio; i++) {
+		const struct board_slot *slot = &b->virtio[i];
+
+		for (unsigned int q = 0; q < slot->nr_kicks; q++) {
+			if (!slot->pci)
+				fn(opaque,
+				   slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY, 4,
+				   q, slot->kicks[q].fd, true);
+			else if (slot->notify)
+				fn(opaque, slot->notify, 2, q,
+				   slot->kicks[q].fd, true);
+		}
+	}
+}
+
+void kicks_unbind(struct board *b)
+{
+	b->bind = NULL;
+	b->bind_opaque = NULL;
+}
+
+void kicks_close(struct board *b)
+{
+	for (unsigned int i = 0; i < b->nr_virtio; i++) {
+		struct board_slot *slot = &b->virtio[i];
+
+		while (slot->nr_kicks) {
+			struct board_kick *k = &slot->kicks[--slot->nr_kicks];
+
+			close(k->fd);
+			k->fd = -1;
+		}
+	}
+}

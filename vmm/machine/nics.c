@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Network glue.  Guest transmit calls the backend's tx() with the
+ * transport lock held; receive runs on the I/O thread: frames are read
+ * from the tap or from passt's socket and offered to the device, and a
+ * frame the guest has no room for is held (the backend is not read
+ * meanwhile) until the guest posts receive buffers.
+ */
+#include <errno.h>
+#include <linux/if_tun.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "vmm/machine/nics.h"
+
+/* Reads from passt per I/O thread wake-up, so other fds get their turn. */
+#define NIC_USER_FILLS 16
+
+static int nic_fd(const struct nic *nic)
+{
+	return nic->mode == NIC_MODE_USER ? nic->user.fd : nic->tap.fd;
+}
+
+/* --- tap ------------------------------------------------------------------ */
+
+static int nic_tap_tx(void *opaque, const void *buf, size_t len)
+{
+	struct nic *nic = opaque;
+
+	return write(nic->tap.fd, buf, len) == (ssize_t)len ? 0 : -EAGAIN;
+}
+
+/* Deliver the held frame; true when nothing is held any more. */
+static bool nic_flush_held(struct nic *nic)
+{
+	if (!nic->frame_len)
+		return true;
+	if (virtio_net_receive(&nic->net, nic->frame, nic->frame_len) ==
+	    -EAGAIN)
+		return false;
+	nic->frame_len = 0; /* delivered, or dropped for good */
+	return true;
+}
+
+/* On the I/O thread: frames from the tap into the guest. */
+static void nic_tap_readable(void *opaque)
+{
+	struct nic *nic = opaque;
+
+	while (nic_flush_held(nic)) {
+		ssize_t n = read(nic->tap.fd, nic->frame, VIRTIO_NET_FRAME_MAX);
+
+		if (n <= 0)
+			return;
+		nic->frame_len = n;
+	}
+	/* No room in the guest: stop reading until it posts buffers. */
+	iothread_watch(nic->io, nic->tap.fd, false);
+}
+
+static int nic_set_offloads(void *opaque, uint64_t features)
+{
+	struct nic *nic = opaque;
+	unsigned int tun = 0;
+
+	if (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM))
+		tun |= TUN_F_CSUM;
+	if (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4))
+		tun |= TUN_F_TSO4;
+	if (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6))
+		tun |= TUN_F_TSO6;
+	if (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_ECN))
+		tun |= TUN_F_TSO_ECN;
+	return tap_set_offload(&nic->tap, tun);
+}
+
+/* --- user mode (passt) ------------------------------------------------------ */
+
+/* Frames without the virtio-net header; passt checksums nothing for us. */
+static int nic_user_tx(void *opaque, const void *buf, size_t len)
+{
+	struct nic *nic = opaque;
+
+	if (atomic_load(&nic->down))
+		return -ENETDOWN;
+	return usernet_send(&nic->user,
+			    (const uint8_t *)buf + VIRTIO_NET_HDR_SIZE,
+			    len - VIRTIO_NET_HDR_SIZE);
+}
+
+/* passt is gone (or broke the stream): one line, link down, stop reading. */
+static void nic_user_down(struct nic *nic, const char *what)
+{
+	char why[64];
+
+	if (atomic_exchange(&nic->down, true))
+		return;
+	iothread_watch(nic->io, nic->user.fd, false);
+	virtio_net_set_link(&nic->net, false);
+	usernet_reap(&nic->user, why, sizeof(why));
+	pr_err("user-mode network: passt %s; the NIC's link is down, the guest keeps running",
+	       what ? what : why);
+}
+
+/* Buffered frames into the guest; false when it has no room for one. */
+static bool nic_user_deliver(struct nic *nic)
+{
+	uint8_t *f;
+	size_t len;
+	int r;
+
+	while ((r = lpframe_rx_next(&nic->user.rx, &f, &len)) == 1) {
+		/* A plain frame: no offloads, num_buffers set by the device. */
+		memset(f - VIRTIO_NET_HDR_SIZE, 0, VIRTIO_NET_HDR_SIZE);
+		if (virtio_net_receive(&nic->net, f - VIRTIO_NET_HDR_SIZE,
+				       len + VIRTIO_NET_HDR_SIZE) == -EAGAIN)
+			return false;
+		lpframe_rx_consume(&nic->user.rx);
+	}
+	if (r < 0)
+		nic_user_down(nic, "sent a frame of a bad length");
+	return true;
+}
+
+/* On the I/O thread: frames from passt into the guest. */
+static void nic_user_readable(void *opaque)
+{
+	struct nic *nic = opaque;
+
+	for (int i = 0; i < NIC_USER_FILLS && !atomic_load(&nic->down); i++) {
+		ssize_t n;
+
+		if (!nic_user_deliver(nic)) {
+			/* Until the guest posts buffers (nic_woken). */
+			iothread_watch(nic->io, nic->user.fd, false);
+			return;
+		}
+		n = usernet_fill(&nic->user);
+		if (n == -EAGAIN)
+			return;
+		if (n < 0)
+			nic_user_down(nic, n == -EPIPE ? NULL : "socket error");
+	}
+}
+
+/* --- common ----------------------------------------------------------------- */
+
+/*
+ * The guest posted receive buffers (any thread, transport lock held):
+ * wake the I/O thread, which owns the held frame and the backend fd.
+ */
+static void nic_rx_ready(void *opaque)
+{
+	struct nic *nic = opaque;
+	uint64_t one = 1;
+
+	if (write(nic->wake_fd, &one, sizeof(one)) < 0)
+		pr_once(LOG_WARN, "virtio-net: cannot wake the I/O thread");
+}
+
+static void nic_woken(void *opaque)
+{
+	struct nic *nic = opaque;
+	uint64_t v;
+
+	if (read(nic->wake_fd, &v, sizeof(v)) != sizeof(v))
+		return;
+	if (nic->mode == NIC_MODE_TAP) {
+		if (nic_flush_held(nic))
+			iothread_watch(nic->io, nic->tap.fd, true);
+		return;
+	}
+	if (!atomic_load(&nic->down) && nic_user_deliver(nic) &&
+	    !atomic_load(&nic->down))
+		iothread_watch(nic->io, nic->user.fd, true);
+}
+
+static const struct virtio_net_backend_ops nic_tap_ops = {
+	.tx = nic_tap_tx,
+	.rx_ready = nic_rx_ready,
+	.set_offloads = nic_set_offloads,
+};
+
+static const struct virtio_net_backend_ops nic_user_ops = {
+	.tx = nic_user_tx,
+	.rx_ready = nic_rx_ready,
+};
+
+static void nic_host_close(struct nic *nic)
+{
+	if (nic->mode == NIC_MODE_USER)
+		usernet_close(&nic->user);
+	else
+		tap_close(&nic->tap);
+	if (nic->wake_fd >= 0)
+		close(nic->wake_fd);
+	free(nic->frame);
+}
+
+/* passt for a user-mode NIC; 1: not installed, leave the default out. */
+static int nic_user_open(struct nic *nic, const struct nic_config *cfg,
+			 bool no_dhcp, int cancel_fd)
+{
+	int ret = usernet_open(&nic->user, cfg, no_dhcp, VIRTIO_NET_HDR_SIZE,
+			       cancel_fd);
+
+	if (ret != -ENOENT)
+		return ret;
+	if (cfg->implicit) {
+		pr_warn("passt is not installed (not on PATH): the guest gets no network (install passt, or give -n mode=none)");
+		return 1;
+	}
+	pr_err("-n mode=user needs passt, which is not installed (not on PATH)");
+	return -ENOENT;
+}
+
+/* The host side of a NIC: wake-up eventfd, the tap or passt. */
+static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
+			 bool no_dhcp, int cancel_fd)
+{
+	int ret;
+
+	nic->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (nic->mode == NIC_MODE_TAP)
+		nic->frame = malloc(VIRTIO_NET_FRAME_MAX);
+	if (nic->wake_fd < 0 || (nic->mode == NIC_MODE_TAP && !nic->frame)) {
+		pr_err("-n: out of memory or file descriptors");
+		ret = -ENOMEM;
+	} else if (nic->mode == NIC_MODE_USER) {
+		ret = nic_user_open(nic, cfg, no_dhcp, cancel_fd);
+	} else {
+		ret = tap_open(&nic->tap, cfg);
+	}
+	if (ret) {
+		if (nic->wake_fd >= 0)
+			close(nic->wake_fd);
+		free(nic->frame);
+	}
+	return ret;
+}
+
+static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
+		  struct board *b, struct iothread *io, int cancel_fd)
+{
+	struct nic *nic = &n->nic[n->nr];
+	struct virtio_net_backend be = { .opaque = nic };
+	struct board_slot *slot;
+	int ret;
+
+	*nic = (struct nic){ .io = io,
+			     .mode = cfg->mode,
+			     .tap.fd = -1,
+			     .user.fd = -1,
+			     .wake_fd = -1 };
+	ret = nic_host_open(nic, cfg, no_dhcp, cancel_fd);
+	if (ret)
+		return ret > 0 ? 0 : ret;
+	slot = board_virtio_slot_on(b, "-n", cfg->transport);
+	be.ops = nic->mode == NIC_MODE_USER ? &nic_user_ops : &nic_tap_ops;
+	be.offloads = nic->mode == NIC_MODE_TAP;
+	memcpy(be.mac, cfg->mac, sizeof(be.mac));
+	ret = slot ? virtio_net_init(&nic->net, &slot->res, &b->vm->mem,
+				     &slot->line, &be) :
+		     -ENOSPC;
+	if (ret) {
+		if (slot)
+			pr_err("cannot set up virtio-net: %s", strerror(-ret));
+		nic_host_close(nic);
+		return ret;
+	}
+	ret = board_virtio_add(slot, &nic->net.vm);
+	if (ret) {
+		virtio_net_destroy(&nic->net);
+		nic_host_close(nic);
+		return ret;
+	}
+	n->nr++;
+	return 0;
+}
+
+int nics_up(struct nics *n, const struct vm_config *cfg, struct board *b,
+	    struct iothread *io, int cancel_fd)
+{
+	int ret = 0;
+
+	n->nr = 0;
+	for (unsigned int i = 0; !ret && i < cfg->nr_nics; i++)
+		if (cfg->nics[i].mode != NIC_MODE_NONE)
+			ret = nic_up(n, &cfg->nics[i], cfg->no_dhcp, b, io,
+				     cancel_fd);
+	return ret;
+}
+
+int nics_watch(struct nics *n)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < n->nr; i++) {
+		struct nic *nic = &n->nic[i];
+
+		ret = iothread_add(nic->io, nic_fd(nic),
+				   nic->mode == NIC_MODE_USER ?
+					   nic_user_readable :
+					   nic_tap_readable,
+				   nic);
+		ret = ret   ?:
+			      iothread_add(nic->io, nic->wake_fd, nic_woken,
+					   nic);
+	}
+	return ret;
+}
+
+void nics_down(struct nics *n)
+{
+	while (n->nr) {
+		struct nic *nic = &n->nic[--n->nr];
+
+		virtio_net_destroy(&nic->net);
+		nic_host_close(nic);
+	}
+}
