@@ -221,10 +221,10 @@ void virtio_blk_exec(const struct virtio_blk_disk *disk,
  * The asynchronous engine: runs backend calls off the I/O thread and
  * reports finished ones through an eventfd, which the owner's I/O thread
  * watches and answers with virtio_blk_poll().  Two implementations behind
- * one ops table, chosen once by virtio_blk_aio_init(): io_uring
+ * one ops table, chosen once by virtio_blk_aio_init() (blk_engine.c): io_uring
  * (blk_uring.c) where the kernel offers it and the disk has a file
  * descriptor, else a pool of worker threads running virtio_blk_exec()
- * (blk_aio.c).  The device gives an engine at most VIRTIO_BLK_DEPTH calls
+ * (blk_pool.c).  The device gives an engine at most VIRTIO_BLK_DEPTH calls
  * at once; each is finished as it completes, in any order.
  */
 struct virtio_blk_aio;

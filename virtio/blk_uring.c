@@ -227,6 +227,16 @@ static void uring_destroy(struct virtio_blk_aio *a)
 	free(u);
 }
 
+/* A failed init undoes itself (blk_engine.c is above the engines). */
+static void uring_abandon(struct virtio_blk_aio *a)
+{
+	uring_destroy(a);
+	if (a->efd >= 0)
+		close(a->efd);
+	memset(a, 0, sizeof(*a));
+	a->efd = -1;
+}
+
 static const struct virtio_blk_aio_ops uring_ops = {
 	.submit = uring_submit,
 	.commit = uring_kick,
@@ -261,6 +271,6 @@ int virtio_blk_uring_init(struct virtio_blk_aio *a,
 	snprintf(a->name, sizeof(a->name), "io_uring, %u entries",
 		 ring_entries);
 	if (ret)
-		virtio_blk_aio_destroy(a);
+		uring_abandon(a);
 	return ret;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * virtio-blk's asynchronous engines: the choice between them, and the
- * fallback one, a pool of worker threads that take backend calls from a
- * FIFO, run them with virtio_blk_exec() and put them on a done list, then
- * wake the owner's I/O thread through an eventfd.  See blk.h.
+ * virtio-blk's fallback asynchronous engine: a pool of worker threads that
+ * take backend calls from a FIFO, run them with virtio_blk_exec() and put
+ * them on a done list, then wake the owner's I/O thread through an
+ * eventfd.  blk_engine.c chooses between it and io_uring.  See blk.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -113,6 +113,17 @@ static const struct virtio_blk_aio_ops pool_ops = {
 	.destroy = pool_destroy,
 };
 
+/* A failed init undoes itself (blk_engine.c is above the engines). */
+static void pool_abandon(struct virtio_blk_aio *a)
+{
+	if (a->ops)
+		pool_destroy(a);
+	if (a->efd >= 0)
+		close(a->efd);
+	memset(a, 0, sizeof(*a));
+	a->efd = -1;
+}
+
 static int pool_start(struct blk_pool *p, unsigned int n)
 {
 	sigset_t all, old;
@@ -148,7 +159,7 @@ int virtio_blk_pool_init(struct virtio_blk_aio *a,
 	if (a->efd < 0 || !p) {
 		ret = a->efd < 0 ? -errno : -ENOMEM;
 		free(p);
-		virtio_blk_aio_destroy(a);
+		pool_abandon(a);
 		return ret;
 	}
 	p->aio = a;
@@ -165,34 +176,6 @@ int virtio_blk_pool_init(struct virtio_blk_aio *a,
 	snprintf(a->name, sizeof(a->name), "thread pool, %u threads%s",
 		 nr_threads, delay_ms ? ", --debug-iodelay" : "");
 	if (ret)
-		virtio_blk_aio_destroy(a);
+		pool_abandon(a);
 	return ret;
-}
-
-int virtio_blk_aio_init(struct virtio_blk_aio *a,
-			const struct virtio_blk_disk *disk,
-			unsigned int nr_threads, unsigned int ring_entries)
-{
-	int ret = virtio_blk_uring_init(a, disk, ring_entries), why = -ret;
-	size_t n;
-
-	if (!ret)
-		return 0;
-	ret = virtio_blk_pool_init(a, disk, nr_threads, 0);
-	n = strlen(a->name);
-	if (!ret) /* say why io_uring was not taken */
-		snprintf(a->name + n, sizeof(a->name) - n, " (io_uring: %s)",
-			 strerror(why));
-	return ret;
-}
-
-void virtio_blk_aio_destroy(struct virtio_blk_aio *a)
-{
-	if (a->ops)
-		a->ops->destroy(a);
-	a->ops = NULL;
-	a->priv = NULL;
-	if (a->efd >= 0)
-		close(a->efd);
-	a->efd = -1;
 }
