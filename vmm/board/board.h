@@ -133,6 +133,31 @@ struct board_slot *board_virtio_slot_on(struct board *b, const char *what,
 int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport);
 
 /*
+ * A virtio device, as its glue module creates it, for board_virtio_attach().
+ * init() sets the device up on the slot's resources and interrupt line
+ * (slot->res, slot->line; slot->board is the board) and points *transport
+ * at its transport; or it says why, undoes its own steps and returns -errno.
+ * destroy() undoes a successful init() when the board cannot take the
+ * device.  Both get opaque.
+ */
+struct board_virtio_dev {
+	int (*init)(void *opaque, struct board_slot *slot,
+		    struct virtio_mmio **transport);
+	void (*destroy)(void *opaque);
+	void *opaque;
+};
+
+/*
+ * Attach a virtio device: take the next slot on transport t (as
+ * board_virtio_slot_on()), dev->init() on it, then board_virtio_add(), or
+ * dev->destroy() if that fails.  Returns 0, or -errno having said why:
+ * -ENOSPC, naming 'what', when no slot is left.
+ */
+int board_virtio_attach(struct board *b, const char *what,
+			enum virtio_transport t,
+			const struct board_virtio_dev *dev);
+
+/*
  * Builds the device tree into buf: p has the KVM-reported and boot-time
  * values (cfg, timer, ISA, initrd, seed); the board adds RAM, phandles,
  * stdout-path and its devices.

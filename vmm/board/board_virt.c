@@ -105,6 +105,56 @@ static void slot_irq_set(void *opaque, int level)
 			strerror(errno));
 }
 
+/*
+ * A device the board puts on the MMIO bus itself (the PLIC, the UART), for
+ * board_mmio_attach(): init() sets it up at res, or returns -errno;
+ * destroy() undoes init() when the bus cannot take the device.  Both get
+ * opaque; the bus calls ops with state.
+ */
+struct board_mmio_dev {
+	const char *name; /* in messages: "the UART" */
+	int (*init)(void *opaque, const struct dev_res *res);
+	void (*destroy)(void *opaque);
+	void *opaque;
+	const struct mmio_ops *ops; /* NULL: not on our bus (KVM's PLIC) */
+	void *state;
+};
+
+/* Set up dev at res and put it on the bus; 0, or -errno having said why. */
+static int board_mmio_attach(struct board *b, const struct dev_res *res,
+			     const struct board_mmio_dev *dev)
+{
+	int ret = dev->init(dev->opaque, res);
+
+	if (ret) {
+		pr_err("cannot set up %s: %s", dev->name, strerror(-ret));
+		return ret;
+	}
+	if (!dev->ops)
+		return 0;
+	ret = mmio_bus_add(&b->vm->bus, res->base, res->size, dev->ops,
+			   dev->state);
+	if (ret) {
+		pr_err("MMIO map of %s: %s", dev->name, strerror(-ret));
+		dev->destroy(dev->opaque);
+	}
+	return ret;
+}
+
+static int board_plic_init(void *opaque, const struct dev_res *res)
+{
+	struct board *b = opaque;
+
+	return plic_init(&b->plic, res, b->vm->cfg->nr_cpus, b->chip.harts);
+}
+
+static void board_plic_destroy(void *opaque)
+{
+	struct board *b = opaque;
+
+	plic_destroy(&b->plic);
+}
+
 static int board_plic_up(struct board *b)
 {
 	const struct dev_res res = {
@@ -113,22 +163,17 @@ static int board_plic_up(struct board *b)
 		.phandle = PHANDLE_IRQCHIP,
 		.irq_parent = PHANDLE_CPU_INTC(0),
 	};
-	int ret;
+	const struct board_mmio_dev dev = {
+		.name = "the PLIC",
+		.init = board_plic_init,
+		.destroy = board_plic_destroy,
+		.opaque = b,
+		/* KVM's PLIC: only the device tree node is ours. */
+		.ops = board_in_kernel(b) ? NULL : &plic_mmio_ops,
+		.state = &b->plic,
+	};
 
-	ret = plic_init(&b->plic, &res, b->vm->cfg->nr_cpus, b->chip.harts);
-	if (ret) {
-		pr_err("cannot set up the PLIC: %s", strerror(-ret));
-		return ret;
-	}
-	if (board_in_kernel(b))
-		return 0; /* KVM's PLIC: only the device tree node is ours */
-	ret = mmio_bus_add(&b->vm->bus, res.base, res.size, &plic_mmio_ops,
-			   &b->plic);
-	if (ret) {
-		pr_err("MMIO map of the PLIC: %s", strerror(-ret));
-		plic_destroy(&b->plic);
-	}
-	return ret;
+	return board_mmio_attach(b, &res, &dev);
 }
 
 /* KVM creates the AIA at each boot; the board says where it goes. */
@@ -151,6 +196,26 @@ static void board_irqchip_down(struct board *b)
 		plic_destroy(&b->plic);
 }
 
+/* What the UART's init and destroy work on. */
+struct board_uart {
+	struct board *b;
+	const struct char_out *out; /* where its output goes */
+};
+
+static int board_uart_init(void *opaque, const struct dev_res *res)
+{
+	const struct board_uart *u = opaque;
+
+	return uart8250_init(&u->b->uart, res, &u->b->uart_irq, u->out);
+}
+
+static void board_uart_destroy(void *opaque)
+{
+	const struct board_uart *u = opaque;
+
+	uart8250_destroy(&u->b->uart);
+}
+
 static int board_uart_up(struct board *b, const struct char_out *out)
 {
 	const struct dev_res res = {
@@ -160,21 +225,18 @@ static int board_uart_up(struct board *b, const struct char_out *out)
 		.irq_parent = PHANDLE_IRQCHIP,
 		.irq_cells = board_aia(b) ? 2 : 1,
 	};
-	int ret;
+	struct board_uart u = { .b = b, .out = out };
+	const struct board_mmio_dev dev = {
+		.name = "the UART",
+		.init = board_uart_init,
+		.destroy = board_uart_destroy,
+		.opaque = &u,
+		.ops = &uart8250_mmio_ops,
+		.state = &b->uart,
+	};
 
 	b->uart_irq = (struct irq_line){ .set = uart_irq_set, .opaque = b };
-	ret = uart8250_init(&b->uart, &res, &b->uart_irq, out);
-	if (ret) {
-		pr_err("cannot set up the UART: %s", strerror(-ret));
-		return ret;
-	}
-	ret = mmio_bus_add(&b->vm->bus, res.base, res.size, &uart8250_mmio_ops,
-			   &b->uart);
-	if (ret) {
-		pr_err("MMIO map of the UART: %s", strerror(-ret));
-		uart8250_destroy(&b->uart);
-	}
-	return ret;
+	return board_mmio_attach(b, &res, &dev);
 }
 
 int board_up(struct board *b, struct vm *vm, const struct board_irqchip *chip,
@@ -443,42 +505,94 @@ int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport)
 	return 0;
 }
 
-int board_rng_up(struct board *b)
+int board_virtio_attach(struct board *b, const char *what,
+			enum virtio_transport t,
+			const struct board_virtio_dev *dev)
 {
-	struct board_slot *slot = board_virtio_slot(b, "--rng");
+	struct board_slot *slot = board_virtio_slot_on(b, what, t);
+	struct virtio_mmio *transport;
 	int ret;
 
 	if (!slot)
 		return -ENOSPC;
-	ret = virtio_rng_init(&b->rng, &slot->res, &b->vm->mem, &slot->line,
-			      virtio_rng_getrandom, NULL);
+	ret = dev->init(dev->opaque, slot, &transport);
+	if (ret)
+		return ret;
+	ret = board_virtio_add(slot, transport);
+	if (ret)
+		dev->destroy(dev->opaque);
+	return ret;
+}
+
+static int board_rng_init(void *opaque, struct board_slot *slot,
+			  struct virtio_mmio **transport)
+{
+	struct board *b = opaque;
+	int ret = virtio_rng_init(&b->rng, &slot->res, &b->vm->mem, &slot->line,
+				  virtio_rng_getrandom, NULL);
+
 	if (ret) {
 		pr_err("cannot set up virtio-rng: %s", strerror(-ret));
 		return ret;
 	}
-	ret = board_virtio_add(slot, &b->rng.vm);
-	if (ret)
-		virtio_rng_destroy(&b->rng);
+	*transport = &b->rng.vm;
+	return 0;
+}
+
+static void board_rng_destroy(void *opaque)
+{
+	struct board *b = opaque;
+
+	virtio_rng_destroy(&b->rng);
+}
+
+int board_rng_up(struct board *b)
+{
+	const struct board_virtio_dev dev = {
+		.init = board_rng_init,
+		.destroy = board_rng_destroy,
+		.opaque = b,
+	};
+	int ret =
+		board_virtio_attach(b, "--rng", VIRTIO_TRANSPORT_DEFAULT, &dev);
+
 	b->rng_live = !ret;
 	return ret;
 }
 
-int board_balloon_up(struct board *b)
+static int board_balloon_init(void *opaque, struct board_slot *slot,
+			      struct virtio_mmio **transport)
 {
-	struct board_slot *slot = board_virtio_slot(b, "--balloon");
-	int ret;
+	struct board *b = opaque;
+	int ret =
+		virtio_balloon_init(&b->balloon, &slot->res, &b->vm->mem,
+				    &slot->line, virtio_balloon_madvise, NULL);
 
-	if (!slot)
-		return -ENOSPC;
-	ret = virtio_balloon_init(&b->balloon, &slot->res, &b->vm->mem,
-				  &slot->line, virtio_balloon_madvise, NULL);
 	if (ret) {
 		pr_err("cannot set up virtio-balloon: %s", strerror(-ret));
 		return ret;
 	}
-	ret = board_virtio_add(slot, &b->balloon.vm);
-	if (ret)
-		virtio_balloon_destroy(&b->balloon);
+	*transport = &b->balloon.vm;
+	return 0;
+}
+
+static void board_balloon_destroy(void *opaque)
+{
+	struct board *b = opaque;
+
+	virtio_balloon_destroy(&b->balloon);
+}
+
+int board_balloon_up(struct board *b)
+{
+	const struct board_virtio_dev dev = {
+		.init = board_balloon_init,
+		.destroy = board_balloon_destroy,
+		.opaque = b,
+	};
+	int ret = board_virtio_attach(b, "--balloon", VIRTIO_TRANSPORT_DEFAULT,
+				      &dev);
+
 	b->balloon_live = !ret;
 	return ret;
 }

@@ -124,22 +124,38 @@ void cons_fini(struct cons *c)
 	c->out_fd = -1;
 }
 
-int cons_virtio_up(struct cons *c, struct board *b)
+static int cons_virtio_init(void *opaque, struct board_slot *slot,
+			    struct virtio_mmio **transport)
 {
-	struct board_slot *slot = board_virtio_slot(b, "--console virtio");
-	int ret;
+	struct cons *c = opaque;
+	int ret = virtio_console_init(&c->vcon, &slot->res, &c->vm->mem,
+				      &slot->line, &c->vcon_out);
 
-	if (!slot)
-		return -ENOSPC;
-	ret = virtio_console_init(&c->vcon, &slot->res, &c->vm->mem,
-				  &slot->line, &c->vcon_out);
 	if (ret) {
 		pr_err("cannot set up virtio-console: %s", strerror(-ret));
 		return ret;
 	}
-	ret = board_virtio_add(slot, &c->vcon.vm);
-	if (ret)
-		virtio_console_destroy(&c->vcon);
+	*transport = &c->vcon.vm;
+	return 0;
+}
+
+static void cons_virtio_destroy(void *opaque)
+{
+	struct cons *c = opaque;
+
+	virtio_console_destroy(&c->vcon);
+}
+
+int cons_virtio_up(struct cons *c, struct board *b)
+{
+	const struct board_virtio_dev dev = {
+		.init = cons_virtio_init,
+		.destroy = cons_virtio_destroy,
+		.opaque = c,
+	};
+	int ret = board_virtio_attach(b, "--console virtio",
+				      VIRTIO_TRANSPORT_DEFAULT, &dev);
+
 	c->vcon_live = !ret;
 	return ret;
 }

@@ -23,53 +23,93 @@ unsigned int disks_queues(const struct disk_config *dc, unsigned int nr_cpus)
 	return n ? n : 1;
 }
 
-static int disk_up(struct disks *d, const struct disk_config *dc,
-		   unsigned int nq, struct board *b)
+/* What disk_init() and disk_destroy() work on: disk d->nr of d. */
+struct disk_attach {
+	struct disks *d;
+	const struct disk_config *dc;
+	unsigned int nq; /* request queues */
+};
+
+/* Disk i's engine, device and image file, closed. */
+static void disk_close(struct disks *d, unsigned int i)
 {
+	virtio_blk_aio_destroy(&d->aio[i]);
+	virtio_blk_destroy(&d->blk[i]);
+	virtio_blk_file_close(&d->file[i]);
+}
+
+static void disk_destroy(void *opaque)
+{
+	const struct disk_attach *a = opaque;
+
+	disk_close(a->d, a->d->nr);
+}
+
+/* The disk's I/O engine; --debug-iodelay: the pool's workers sleep first. */
+static int disk_engine_up(struct virtio_blk_aio *aio,
+			  const struct virtio_blk *blk,
+			  const struct vm_config *cfg)
+{
+	if (cfg->debug_iodelay_ms)
+		return virtio_blk_pool_init(aio, &blk->disk, DISKS_AIO_THREADS,
+					    cfg->debug_iodelay_ms);
+	return virtio_blk_aio_init(aio, &blk->disk, DISKS_AIO_THREADS,
+				   VIRTIO_BLK_URING_ENTRIES);
+}
+
+/* The image file, its virtio-blk device on slot, its I/O engine. */
+static int disk_init(void *opaque, struct board_slot *slot,
+		     struct virtio_mmio **transport)
+{
+	const struct disk_attach *a = opaque;
+	const struct disk_config *dc = a->dc;
+	struct disks *d = a->d;
 	struct virtio_blk_file *f = &d->file[d->nr];
 	struct virtio_blk *blk = &d->blk[d->nr];
-	struct board_slot *slot = board_virtio_slot(b, dc->path);
 	const char *base = strrchr(dc->path, '/');
 	struct virtio_blk_disk disk;
 	int ret;
 
-	if (!slot)
-		return -ENOSPC;
 	ret = dc->raw ? virtio_blk_file_open_raw(f, dc->path, dc->ro,
 						 dc->direct) :
 			virtio_blk_file_open(f, dc->path, dc->ro, dc->direct);
 	if (ret)
 		return ret;
 	virtio_blk_file_disk(f, base ? base + 1 : dc->path, &disk);
-	ret = virtio_blk_init_mq(blk, &slot->res, &b->vm->mem, &slot->line,
-				 &disk, nq);
+	ret = virtio_blk_init_mq(blk, &slot->res, &slot->board->vm->mem,
+				 &slot->line, &disk, a->nq);
 	if (ret) {
 		pr_err("%s: cannot set up virtio-blk: %s", dc->path,
 		       strerror(-ret));
 		virtio_blk_file_close(f);
 		return ret;
 	}
-	/* --debug-iodelay: the pool's workers sleep before each request. */
-	if (b->vm->cfg->debug_iodelay_ms)
-		ret = virtio_blk_pool_init(&d->aio[d->nr], &blk->disk,
-					   DISKS_AIO_THREADS,
-					   b->vm->cfg->debug_iodelay_ms);
-	else
-		ret = virtio_blk_aio_init(&d->aio[d->nr], &blk->disk,
-					  DISKS_AIO_THREADS,
-					  VIRTIO_BLK_URING_ENTRIES);
-	if (ret)
+	ret = disk_engine_up(&d->aio[d->nr], blk, slot->board->vm->cfg);
+	if (ret) {
 		pr_err("%s: cannot start the I/O engine: %s", dc->path,
 		       strerror(-ret));
-	else
-		ret = board_virtio_add(slot, &blk->vm);
-	if (ret) {
-		virtio_blk_aio_destroy(&d->aio[d->nr]);
-		virtio_blk_destroy(blk);
-		virtio_blk_file_close(f);
+		disk_close(d, d->nr);
 		return ret;
 	}
-	virtio_blk_set_aio(blk, &d->aio[d->nr]);
+	*transport = &blk->vm;
+	return 0;
+}
+
+static int disk_up(struct disks *d, const struct disk_config *dc,
+		   unsigned int nq, struct board *b)
+{
+	struct disk_attach a = { .d = d, .dc = dc, .nq = nq };
+	const struct board_virtio_dev dev = {
+		.init = disk_init,
+		.destroy = disk_destroy,
+		.opaque = &a,
+	};
+	int ret = board_virtio_attach(b, dc->path, VIRTIO_TRANSPORT_DEFAULT,
+				      &dev);
+
+	if (ret)
+		return ret;
+	virtio_blk_set_aio(&d->blk[d->nr], &d->aio[d->nr]);
 	d->path[d->nr] = dc->path;
 	pr_debug(
 		"%s: virtio-blk I/O engine: %s, depth %u, %u queue%s, readv/writev on guest buffers%s, busy polling up to %llu us",
@@ -150,8 +190,6 @@ void disks_down(struct disks *d)
 	while (d->nr) {
 		d->nr--;
 		disk_report(&d->blk[d->nr], d->path[d->nr]);
-		virtio_blk_aio_destroy(&d->aio[d->nr]);
-		virtio_blk_destroy(&d->blk[d->nr]);
-		virtio_blk_file_close(&d->file[d->nr]);
+		disk_close(d, d->nr);
 	}
 }

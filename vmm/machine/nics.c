@@ -242,12 +242,54 @@ static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
 	return ret;
 }
 
+/* What nic_init() and nic_destroy() work on. */
+struct nic_attach {
+	struct nic *nic; /* its host side open */
+	const struct nic_config *cfg;
+};
+
+/* The NIC's virtio-net device on slot, its backend the tap or passt. */
+static int nic_init(void *opaque, struct board_slot *slot,
+		    struct virtio_mmio **transport)
+{
+	const struct nic_attach *a = opaque;
+	struct nic *nic = a->nic;
+	struct virtio_net_backend be = {
+		.ops = nic->mode == NIC_MODE_USER ? &nic_user_ops :
+						    &nic_tap_ops,
+		.opaque = nic,
+		.offloads = nic->mode == NIC_MODE_TAP,
+	};
+	int ret;
+
+	memcpy(be.mac, a->cfg->mac, sizeof(be.mac));
+	ret = virtio_net_init(&nic->net, &slot->res, &slot->board->vm->mem,
+			      &slot->line, &be);
+	if (ret) {
+		pr_err("cannot set up virtio-net: %s", strerror(-ret));
+		return ret;
+	}
+	*transport = &nic->net.vm;
+	return 0;
+}
+
+static void nic_destroy(void *opaque)
+{
+	const struct nic_attach *a = opaque;
+
+	virtio_net_destroy(&a->nic->net);
+}
+
 static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 		  struct board *b, struct iothread *io, int cancel_fd)
 {
 	struct nic *nic = &n->nic[n->nr];
-	struct virtio_net_backend be = { .opaque = nic };
-	struct board_slot *slot;
+	struct nic_attach a = { .nic = nic, .cfg = cfg };
+	const struct board_virtio_dev dev = {
+		.init = nic_init,
+		.destroy = nic_destroy,
+		.opaque = &a,
+	};
 	int ret;
 
 	*nic = (struct nic){ .io = io,
@@ -258,22 +300,8 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 	ret = nic_host_open(nic, cfg, no_dhcp, cancel_fd);
 	if (ret)
 		return ret > 0 ? 0 : ret;
-	slot = board_virtio_slot_on(b, "-n", cfg->transport);
-	be.ops = nic->mode == NIC_MODE_USER ? &nic_user_ops : &nic_tap_ops;
-	be.offloads = nic->mode == NIC_MODE_TAP;
-	memcpy(be.mac, cfg->mac, sizeof(be.mac));
-	ret = slot ? virtio_net_init(&nic->net, &slot->res, &b->vm->mem,
-				     &slot->line, &be) :
-		     -ENOSPC;
+	ret = board_virtio_attach(b, "-n", cfg->transport, &dev);
 	if (ret) {
-		if (slot)
-			pr_err("cannot set up virtio-net: %s", strerror(-ret));
-		nic_host_close(nic);
-		return ret;
-	}
-	ret = board_virtio_add(slot, &nic->net.vm);
-	if (ret) {
-		virtio_net_destroy(&nic->net);
 		nic_host_close(nic);
 		return ret;
 	}

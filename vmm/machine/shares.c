@@ -10,28 +10,51 @@
 _Static_assert(CONFIG_TAG_MAX == VIRTIO_9P_TAG_MAX,
 	       "--9p tags are checked against virtio-9p's limit");
 
-static int share_up(struct shares *s, const struct share_config *sc,
-		    struct board *b)
-{
-	struct virtio_9p *p = &s->dev[s->nr];
-	struct board_slot *slot = board_virtio_slot(b, sc->path);
-	int ret;
+/* What share_init() and share_destroy() work on. */
+struct share_attach {
+	struct virtio_9p *p;
+	const struct share_config *sc;
+};
 
-	if (!slot)
-		return -ENOSPC;
-	ret = virtio_9p_init(p, &slot->res, &b->vm->mem, &slot->line, sc->path,
-			     sc->tag);
+static int share_init(void *opaque, struct board_slot *slot,
+		      struct virtio_mmio **transport)
+{
+	const struct share_attach *a = opaque;
+	const struct share_config *sc = a->sc;
+	int ret = virtio_9p_init(a->p, &slot->res, &slot->board->vm->mem,
+				 &slot->line, sc->path, sc->tag);
+
 	if (ret) {
 		pr_err("%s: cannot share over 9p: %s", sc->path,
 		       strerror(-ret));
 		return ret;
 	}
-	p->srv.ro = sc->ro;
-	ret = board_virtio_add(slot, &p->vm);
-	if (ret) {
-		virtio_9p_destroy(p);
+	a->p->srv.ro = sc->ro;
+	*transport = &a->p->vm;
+	return 0;
+}
+
+static void share_destroy(void *opaque)
+{
+	const struct share_attach *a = opaque;
+
+	virtio_9p_destroy(a->p);
+}
+
+static int share_up(struct shares *s, const struct share_config *sc,
+		    struct board *b)
+{
+	struct share_attach a = { .p = &s->dev[s->nr], .sc = sc };
+	const struct board_virtio_dev dev = {
+		.init = share_init,
+		.destroy = share_destroy,
+		.opaque = &a,
+	};
+	int ret = board_virtio_attach(b, sc->path, VIRTIO_TRANSPORT_DEFAULT,
+				      &dev);
+
+	if (ret)
 		return ret;
-	}
 	pr_debug("%s: virtio-9p, tag %s%s", sc->path, sc->tag,
 		 sc->ro ? ", read-only" : "");
 	s->nr++;
