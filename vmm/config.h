@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The VM configuration: filled by the command line (vmm/cli.c), read by the
- * boot steps.  Data flows one way: CLI -> config -> boot steps.
+ * The VM configuration: filled by the run command line (vmm/cmd/run_cli.c),
+ * read by the boot steps.  Data flows one way: CLI -> config -> boot steps.
  */
 #ifndef RVKVM_CONFIG_H
 #define RVKVM_CONFIG_H
@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/cmd/cmd_ctl.h"
 #include "vmm/isa.h"
 
 enum console_type {
@@ -172,9 +171,6 @@ struct vm_config {
 
 	/* The guest kernel command line, assembled from defaults and -p. */
 	char cmdline[CONFIG_CMDLINE_MAX];
-
-	/* lkvm list/stop/pause/...: the command to run (cmd_ctl.h). */
-	struct ctl_args ctl;
 
 	/* Storage behind name when it is the default guest-<pid>. */
 	char default_name[32];

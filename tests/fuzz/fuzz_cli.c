@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/cmd/cli.h"
+#include "tests/unit/cli_shim.h"
 #include "lib/sizes.h"
 #include "lib/log.h"
 
@@ -118,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret == CLI_RUN)
 		check_run_config(cfg);
 	if (ret == CLI_CTL)
-		check_ctl_args(&cfg->ctl);
+		check_ctl_args(&cli_shim_ctl);
 	free(cfg);
 	free(buf);
 	return 0;

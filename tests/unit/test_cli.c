@@ -12,7 +12,8 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "vmm/cmd/cli.h"
+#include "lib/opt.h"
+#include "tests/unit/cli_shim.h"
 #include "vmm/isa.h"
 #include "lib/sizes.h"
 #include "lib/log.h"
@@ -109,13 +110,13 @@ static struct res *expect_run_warned(struct res *r)
 	return r;
 }
 
-/* --- cli_parse_size / cli_parse_u64 ------------------------------------ */
+/* --- opt_parse_size / opt_parse_u64 ------------------------------------ */
 
 static void size_ok(const char *s, uint64_t want)
 {
 	uint64_t v = 0xdead;
 
-	assert_int_equal(cli_parse_size(s, &v), 0);
+	assert_int_equal(opt_parse_size(s, &v), 0);
 	assert_int_equal(v, want);
 }
 
@@ -123,7 +124,7 @@ static void size_bad(const char *s, int want)
 {
 	uint64_t v = 0xdead;
 
-	assert_int_equal(cli_parse_size(s, &v), want);
+	assert_int_equal(opt_parse_size(s, &v), want);
 	assert_int_equal(v, 0xdead);
 }
 
@@ -196,7 +197,7 @@ static void u64_ok(const char *s, uint64_t want)
 {
 	uint64_t v = 0xdead;
 
-	assert_int_equal(cli_parse_u64(s, &v), 0);
+	assert_int_equal(opt_parse_u64(s, &v), 0);
 	assert_int_equal(v, want);
 }
 
@@ -204,7 +205,7 @@ static void u64_bad(const char *s, int want)
 {
 	uint64_t v = 0;
 
-	assert_int_equal(cli_parse_u64(s, &v), want);
+	assert_int_equal(opt_parse_u64(s, &v), want);
 }
 
 static void test_parse_u64(void **state)

@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "vmm/cmd/cli.h"
+#include "tests/unit/cli_shim.h"
 #include "vmm/exit_codes.h"
 #include "vmm/isa.h"
 #include "lib/log.h"

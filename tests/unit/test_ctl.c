@@ -20,8 +20,7 @@
 #include <cmocka.h>
 
 #include "lib/log.h"
-#include "vmm/cmd/cli.h"
-#include "vmm/cmd/cmd_ctl.h"
+#include "tests/unit/cli_shim.h"
 #include "vmm/ctl/ctl.h"
 #include "vmm/ctl/ctl_proto.h"
 
@@ -447,8 +446,8 @@ static void test_cli_dispatches_commands(void **state)
 
 	(void)state;
 	assert_int_equal(cli_parse(4, ok, &host, &cfg, null, null), CLI_CTL);
-	assert_int_equal(cfg.ctl.cmd, CTL_CMD_PAUSE);
-	assert_string_equal(cfg.ctl.name, "g");
+	assert_int_equal(cli_shim_ctl.cmd, CTL_CMD_PAUSE);
+	assert_string_equal(cli_shim_ctl.name, "g");
 	assert_true(ctl_is_command("balloon"));
 	assert_false(ctl_is_command("run"));
 	assert_int_equal(cli_parse(2, bad, &host, &cfg, null, null), -EINVAL);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/opt.h"
 #include "vmm/cmd/netopt.h"
 
 void netopt_defaults(struct nic_config *nic, unsigned int index,
@@ -141,17 +143,6 @@ static const struct unsupported_key *find_unsupported(const char *key,
 	return NULL;
 }
 
-/* True when key=v is one of unsupported[] with a value that is a no-op. */
-static bool opt_noop(const char *key, size_t klen, const char *v, size_t vlen)
-{
-	const struct unsupported_key *u = find_unsupported(key, klen);
-
-	if (!u || !u->fine)
-		return false;
-	return (vlen == strlen(u->fine) && !strncmp(v, u->fine, vlen)) ||
-	       (vlen == 1 && v[0] == '0');
-}
-
 const char *netopt_unsupported(const char *kv, size_t n)
 {
 	const char *eq = memchr(kv, '=', n);
@@ -161,68 +152,106 @@ const char *netopt_unsupported(const char *kv, size_t n)
 	return u ? u->why : NULL;
 }
 
-/* One "key=value"; false when the key or the value is bad. */
-static bool opt_set(struct nic_config *nic, const char *kv, size_t n)
-{
-	const char *eq = memchr(kv, '=', n);
-	size_t klen = eq ? (size_t)(eq - kv) : n, vlen = eq ? n - klen - 1 : 0;
-	const char *v = eq ? eq + 1 : "";
+/* The key table's setters: 0, or -EINVAL for a bad value. */
+#define NIC_FIELD(k) ((char *)target + (k)->kind)
+#define NIC_KEY(name, fn, member)                                   \
+	{                                                           \
+		name, true, fn, offsetof(struct nic_config, member) \
+	}
 
-	if (!eq)
-		return false;
-#define KEY(k) (klen == sizeof(k) - 1 && !strncmp(kv, k, klen))
-	if (KEY("mode"))
-		return opt_mode(nic, v, vlen);
-	if (KEY("tapif"))
-		return opt_copy(nic->tapif, sizeof(nic->tapif), v, vlen);
-	if (KEY("guest_mac"))
-		return opt_mac(nic->mac, v, vlen);
-	if (KEY("host_mac"))
-		return opt_mac(nic->host_mac, v, vlen);
-	if (KEY("host_ip"))
-		return opt_ip(nic->host_ip, v, vlen);
-	if (KEY("guest_ip"))
-		return opt_ip(nic->guest_ip, v, vlen);
-	if (KEY("script"))
-		return opt_copy(nic->script, sizeof(nic->script), v, vlen);
-	if (KEY("downscript"))
-		return opt_copy(nic->downscript, sizeof(nic->downscript), v,
-				vlen);
-	if (KEY("trans") && vlen == 4 && !strncmp(v, "mmio", 4))
-		return !!(nic->transport = VIRTIO_TRANSPORT_MMIO);
-	if (KEY("trans") && vlen == 3 && !strncmp(v, "pci", 3))
-		return !!(nic->transport = VIRTIO_TRANSPORT_PCI);
-	if (KEY("fwd"))
-		return opt_fwd(nic, v, vlen);
-#undef KEY
-	return opt_noop(kv, klen, v, vlen);
+static int key_mode(void *target, const struct opt_key *k, const char *v,
+		    size_t n)
+{
+	return opt_mode(target, v, n) ? 0 : -EINVAL;
 }
+
+static int key_string(void *target, const struct opt_key *k, const char *v,
+		      size_t n)
+{
+	return opt_copy(NIC_FIELD(k), CONFIG_PATH_MAX, v, n) ? 0 : -EINVAL;
+}
+
+static int key_ifname(void *target, const struct opt_key *k, const char *v,
+		      size_t n)
+{
+	return opt_copy(NIC_FIELD(k), CONFIG_IFNAME_MAX, v, n) ? 0 : -EINVAL;
+}
+
+static int key_mac(void *target, const struct opt_key *k, const char *v,
+		   size_t n)
+{
+	return opt_mac((uint8_t *)NIC_FIELD(k), v, n) ? 0 : -EINVAL;
+}
+
+static int key_ip(void *target, const struct opt_key *k, const char *v,
+		  size_t n)
+{
+	return opt_ip(NIC_FIELD(k), v, n) ? 0 : -EINVAL;
+}
+
+static int key_trans(void *target, const struct opt_key *k, const char *v,
+		     size_t n)
+{
+	struct nic_config *nic = target;
+
+	if (n == 4 && !strncmp(v, "mmio", 4))
+		nic->transport = VIRTIO_TRANSPORT_MMIO;
+	else if (n == 3 && !strncmp(v, "pci", 3))
+		nic->transport = VIRTIO_TRANSPORT_PCI;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int key_fwd(void *target, const struct opt_key *k, const char *v,
+		   size_t n)
+{
+	return opt_fwd(target, v, n) ? 0 : -EINVAL;
+}
+
+/* vhost=, mq=: only the value that is what lkvm does anyway (or 0). */
+static int key_noop(void *target, const struct opt_key *k, const char *v,
+		    size_t n)
+{
+	const char *fine = unsupported[k->kind].fine;
+
+	if ((n == strlen(fine) && !strncmp(v, fine, n)) ||
+	    (n == 1 && v[0] == '0'))
+		return 0;
+	return -EINVAL;
+}
+
+static const struct opt_key nic_keys[] = {
+	{ "mode", true, key_mode, 0 },
+	NIC_KEY("tapif", key_ifname, tapif),
+	NIC_KEY("guest_mac", key_mac, mac),
+	NIC_KEY("host_mac", key_mac, host_mac),
+	NIC_KEY("host_ip", key_ip, host_ip),
+	NIC_KEY("guest_ip", key_ip, guest_ip),
+	NIC_KEY("script", key_string, script),
+	NIC_KEY("downscript", key_string, downscript),
+	{ "trans", true, key_trans, 0 },
+	{ "fwd", true, key_fwd, 0 },
+	{ "vhost", true, key_noop, 0 },
+	{ "mq", true, key_noop, 1 },
+};
 
 int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 		 const char **bad, size_t *bad_len)
 {
-	const char *first_fwd = NULL;
-	size_t first_fwd_len = 0;
+	const char *fwd;
 
 	netopt_defaults(nic, index, NIC_MODE_TAP);
-	for (const char *p = spec; *p;) {
-		size_t n = strcspn(p, ",");
-
-		if (!opt_set(nic, p, n)) {
-			*bad = p;
-			*bad_len = n;
-			return -EINVAL;
-		}
-		if (!first_fwd && n > 4 && !strncmp(p, "fwd=", 4)) {
-			first_fwd = p;
-			first_fwd_len = n;
-		}
-		p += n + (p[n] == ',');
-	}
-	/* Forwards need the user-mode stack. */
-	if (first_fwd && nic->mode != NIC_MODE_USER) {
-		*bad = first_fwd;
-		*bad_len = first_fwd_len;
+	if (opt_keys_parse(spec, nic_keys, sizeof(nic_keys) / sizeof(*nic_keys),
+			   nic, bad, bad_len))
+		return -EINVAL;
+	/* Forwards need the user-mode stack: name the first. */
+	fwd = spec;
+	while (*fwd && strncmp(fwd, "fwd=", 4))
+		fwd += strcspn(fwd, ",") + (fwd[strcspn(fwd, ",")] == ',');
+	if (nic->nr_fwd && nic->mode != NIC_MODE_USER) {
+		*bad = fwd;
+		*bad_len = strcspn(fwd, ",");
 		return -EINVAL;
 	}
 	return 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Control requests against the running machine; see kvm_ctl.h. */
+/* Control requests against the running machine; see ctl_handlers.h. */
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -7,7 +7,7 @@
 
 #include "vmm/machine/ctl_handlers.h"
 #include "lib/log.h"
-#include "vmm/machine/lifecycle.h"
+#include "vmm/machine/machine.h"
 
 #define PAUSE_TIMEOUT_MS 5000
 #define STATS_TIMEOUT_MS 2000
@@ -194,14 +194,14 @@ static void ctl_handle(void *opaque, const struct ctl_request *req,
 }
 
 /* Without HOME the guest runs without a control socket (warned). */
-int kvm_ctl_start(struct machine *m)
+int ctl_handlers_start(struct machine *m)
 {
 	int ret = ctl_server_start(&m->ctl, m->vm.cfg->name, ctl_handle, m);
 
 	return ret == -ENOENT ? 0 : ret;
 }
 
-void kvm_ctl_stop(struct machine *m)
+void ctl_handlers_stop(struct machine *m)
 {
 	ctl_server_stop(&m->ctl);
 }

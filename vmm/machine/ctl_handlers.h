@@ -3,14 +3,14 @@
  * The running machine's side of the control socket (ctl.h): what 'lkvm
  * stop', pause, resume, debug, stat and balloon do to this lkvm.
  */
-#ifndef RVKVM_KVM_CTL_H
-#define RVKVM_KVM_CTL_H
+#ifndef RVKVM_CTL_HANDLERS_H
+#define RVKVM_CTL_HANDLERS_H
 
 struct machine;
 
 /* Serve m's control socket: 0 or -errno having said why. */
-int kvm_ctl_start(struct machine *m);
+int ctl_handlers_start(struct machine *m);
 /* Stop serving and remove the socket. */
-void kvm_ctl_stop(struct machine *m);
+void ctl_handlers_stop(struct machine *m);
 
 #endif

@@ -148,12 +148,12 @@ static void step_console_down(struct machine *m)
 /* Once: the control socket (lkvm list, stop, pause, ...). */
 static int step_ctl_up(struct machine *m)
 {
-	return kvm_ctl_start(m);
+	return ctl_handlers_start(m);
 }
 
 static void step_ctl_down(struct machine *m)
 {
-	kvm_ctl_stop(m);
+	ctl_handlers_stop(m);
 }
 
 static int step_kvm_up(struct machine *m)

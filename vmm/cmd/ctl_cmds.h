@@ -9,11 +9,12 @@
  *   lkvm stat -n NAME|-a -m           (memory and balloon statistics)
  *   lkvm balloon -n NAME -i MB | -d MB
  *
- * The command line is parsed (cli.c calls ctl_args_parse) into a struct
- * ctl_args, then main.c runs it (ctl_args_run).
+ * The command line is parsed with the option engine (lib/opt.h) into a
+ * struct ctl_args (ctl_args_parse), which is then run (ctl_args_run);
+ * cmd_ctl() is both, as the command table calls it.
  */
-#ifndef RVKVM_CMD_CTL_H
-#define RVKVM_CMD_CTL_H
+#ifndef RVKVM_CTL_CMDS_H
+#define RVKVM_CTL_CMDS_H
 
 #include <stdbool.h>
 #include <stdint.h>

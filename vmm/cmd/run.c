@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lkvm run, lkvm sandbox and lkvm setup.  The command line becomes a
+ * configuration (run_cli.c); a sandbox's root is made ready; the machine
+ * runs (ctx->boot, boot.c) and its end becomes the exit status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/opt.h"
+#include "vmm/board/loader.h"
+#include "vmm/cmd/cmd.h"
+#include "vmm/cmd/run_cli.h"
+#include "vmm/exit_codes.h"
+#include "vmm/machine/signals.h"
+#include "vmm/sandbox/sandbox.h"
+
+/* lkvm run [options] [kernel], lkvm sandbox [options] [--] COMMAND */
+int cmd_run(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	static struct vm_config cfg;
+	struct cli_host host;
+	int ret, sfd;
+
+	/* First: a stop signal from now on ends lkvm in order (status 3). */
+	sfd = signals_setup();
+	cli_host_probe(&host);
+	ret = cli_parse_run(argc, argv, &host, &cfg, ctx->out, ctx->err);
+	if (ret)
+		return ret < 0 ? LKVM_EXIT_USAGE : 0;
+	log_level = cfg.loglevel;
+	/* A bad kernel fails the run before a root is made for it. */
+	if (cfg.custom_rootfs && cfg.kernel) {
+		struct image_why why = { "" };
+
+		if (loader_probe_kernel(cfg.kernel, cfg.ram_size, &why)) {
+			pr_err("%s", why.msg);
+			return LKVM_EXIT_HOST_ERROR;
+		}
+	}
+	if (sandbox_prepare(&cfg, "/proc/self/exe"))
+		return LKVM_EXIT_HOST_ERROR;
+	ret = ctx->boot(&cfg, sfd);
+	return cfg.sandbox ? sandbox_finish_run(&cfg) : ret;
+}
+
+int cmd_setup_parse(int argc, char **argv, char *name, FILE *err)
+{
+	struct opt_parser p = { .err = err };
+
+	if (argc != 2 || !sandbox_name_ok(argv[1]))
+		return opt_err(
+			&p,
+			"usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
+	strcpy(name, argv[1]);
+	return 0;
+}
+
+/* lkvm setup NAME */
+int cmd_setup(const struct cmd_ctx *ctx, int argc, char **argv)
+{
+	char name[256];
+
+	if (cmd_setup_parse(argc, argv, name, ctx->err))
+		return LKVM_EXIT_USAGE;
+	return sandbox_setup(name, ctx->out) ? LKVM_EXIT_HOST_ERROR : 0;
+}

@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line of 'lkvm run' and 'lkvm sandbox'.  run_opts[] below is
+ * the only list of their options: the option engine (lib/opt.h) looks
+ * options up in it and 'lkvm run --help' is printed from it.  Parsing
+ * state lives in a struct on the caller's stack; nothing here exits or
+ * touches globals.  run_finish.c completes the configuration.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/log.h"
+#include "lib/sizes.h"
+#include "vmm/cmd/netopt.h"
+#include "vmm/cmd/run_parse.h"
+#include "vmm/isa.h"
+#include "vmm/sandbox/sandbox.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+#define HELP_COL 32   /* where the help text of an option starts */
+#define HELP_WIDTH 79 /* wrap the extension lists here */
+
+struct cli_choice {
+	const char *name;
+	int value;
+	bool supported;
+};
+
+static int set_mem(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	uint64_t bytes = 0;
+	int ret = opt_parse_size(arg, &bytes);
+
+	if (ret == -EINVAL)
+		return cli_err(
+			r,
+			"invalid memory size '%s' (expected SIZE[BKMGTP]; a bare number is MiB)",
+			arg);
+	if (ret == -ERANGE || bytes > CONFIG_RAM_MAX)
+		return cli_err(
+			r, "memory size '%s' is above the maximum of %llu GiB",
+			arg, CONFIG_RAM_MAX >> 30);
+	if (bytes < CLI_MEM_MIN)
+		return cli_err(
+			r, "memory size '%s' is below the minimum of %llu MiB",
+			arg, CLI_MEM_MIN >> 20);
+	if (bytes % CLI_MEM_ALIGN)
+		return cli_err(r,
+			       "memory size '%s' is not a multiple of %llu MiB",
+			       arg, CLI_MEM_ALIGN >> 20);
+	r->cfg->ram_size = bytes;
+	return 0;
+}
+
+static int set_cpus(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	uint64_t n;
+
+	if (opt_parse_u64(arg, &n) || n < 1 || n > CONFIG_MAX_CPUS)
+		return cli_err(r,
+			       "invalid number of CPUs '%s' (expected 1..%d)",
+			       arg, CONFIG_MAX_CPUS);
+	r->cfg->nr_cpus = n;
+	return 0;
+}
+
+static int set_custom_id(struct opt_parser *p, const struct opt *o,
+			 const char *arg)
+{
+	struct cli_run *r = p->ctx;
+
+	if (opt_parse_u64(arg, opt_field(&r->p, o->field)))
+		return cli_err(
+			r,
+			"invalid --%s '%s' (expected a decimal or 0x hex number up to 64 bits)",
+			o->name, arg);
+	*(bool *)opt_field(&r->p, o->flag) = true;
+	return 0;
+}
+
+static int set_u64(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+
+	if (opt_parse_u64(arg, opt_field(&r->p, o->field)))
+		return cli_err(
+			r,
+			"invalid --%s '%s' (expected a decimal or 0x hex number)",
+			o->name, arg);
+	if (o->flag)
+		*(bool *)opt_field(&r->p, o->flag) = true;
+	return 0;
+}
+
+/* --debug-iodelay MS: every disk request waits MS milliseconds first. */
+static int set_iodelay(struct opt_parser *p, const struct opt *o,
+		       const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	uint64_t ms;
+
+	if (opt_parse_u64(arg, &ms) || ms > CLI_IODELAY_MAX_MS)
+		return cli_err(r, "invalid --%s '%s' (expected 0..%d ms)",
+			       o->name, arg, CLI_IODELAY_MAX_MS);
+	r->cfg->debug_iodelay_ms = ms;
+	return 0;
+}
+
+/* --io-poll USEC: the longest busy-polling window of the disks. */
+static int set_io_poll(struct opt_parser *p, const struct opt *o,
+		       const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	uint64_t us;
+
+	if (opt_parse_u64(arg, &us) || us > CLI_IO_POLL_MAX_US)
+		return cli_err(r, "invalid --%s '%s' (expected 0..%d us)",
+			       o->name, arg, CLI_IO_POLL_MAX_US);
+	r->cfg->io_poll_us = us;
+	return 0;
+}
+
+/* --tty N: kvmtool's terminal N; lkvm has one, its console (0). */
+static int set_tty(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	uint64_t n;
+
+	if (opt_parse_u64(arg, &n))
+		return cli_err(r, "invalid --%s '%s' (expected a number)",
+			       o->name, arg);
+	if (n != 0)
+		return cli_err(
+			r,
+			"--%s %s is not supported: lkvm has one guest terminal, 0 (the console)",
+			o->name, arg);
+	r->cfg->tty = 0;
+	return 0;
+}
+
+/* The rv64imafdc of --cpu-type min. */
+static void cpu_min_base(uint64_t *bits)
+{
+	static const char base[] = "imafdc";
+
+	memset(bits, 0, ISA_EXT_WORDS * sizeof(*bits));
+	for (const char *c = base; *c; c++) {
+		char name[2] = { *c, 0 };
+
+		isa_ext_set(bits, isa_ext_lookup(name));
+	}
+}
+
+/* --cpu-type max, or min[,EXT]...: rv64imafdc plus the listed ones. */
+static int set_cpu_type(struct opt_parser *p, const struct opt *o,
+			const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	const char *e = arg + 3;
+	char name[32];
+
+	if (!strcmp(arg, "max")) {
+		r->cfg->cpu_min = false;
+		return 0;
+	}
+	if (strncmp(arg, "min", 3) || (*e && *e != ','))
+		return cli_err(
+			r, "invalid --%s '%s' (expected min[,EXT...] or max)",
+			o->name, arg);
+	cpu_min_base(r->cfg->min_isa);
+	r->cfg->cpu_min = true;
+	while (*e) {
+		size_t n;
+		int id;
+
+		e += *e == ',';
+		n = strcspn(e, ",");
+		if (!n)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)n, e);
+		id = n < sizeof(name) ? isa_ext_lookup(name) : -1;
+		if (id < 0)
+			return cli_err(
+				r,
+				"invalid --%s '%s' (no ISA extension '%.*s'; see 'lkvm run --help')",
+				o->name, arg, (int)n, e);
+		isa_ext_set(r->cfg->min_isa, id);
+		e += n;
+	}
+	return 0;
+}
+
+/* Print "a, b or c" for an error message. */
+static void choices_list(const struct cli_choice *c, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (; c->name && len < size; c++) {
+		const char *sep = !len ? "" : c[1].name ? ", " : " or ";
+
+		len += snprintf(buf + len, size - len, "%s%s", sep, c->name);
+	}
+}
+
+static const struct cli_choice *choose(struct cli_run *r, const struct opt *o,
+				       const struct cli_choice *list,
+				       const char *arg)
+{
+	const struct cli_choice *c;
+	char names[128];
+
+	for (c = list; c->name; c++)
+		if (!strcmp(c->name, arg))
+			break;
+	if (!c->name) {
+		choices_list(list, names, sizeof(names));
+		cli_err(r, "invalid --%s '%s' (expected %s)", o->name, arg,
+			names);
+		return NULL;
+	}
+	if (!c->supported) {
+		cli_err(r, "--%s %s is not supported yet", o->name, arg);
+		return NULL;
+	}
+	return c;
+}
+
+static const struct cli_choice consoles[] = {
+	{ "serial", CONSOLE_SERIAL, true },
+	{ "virtio", CONSOLE_VIRTIO, true },
+	{ "hv", CONSOLE_HV, true },
+	{ NULL, 0, false },
+};
+
+static const struct cli_choice irqchips[] = {
+	{ "auto", IRQCHIP_AUTO, true },
+	{ "aia", IRQCHIP_AIA, true },
+	{ "plic", IRQCHIP_PLIC, true },
+	{ "kernel-plic", IRQCHIP_KERNEL_PLIC, true },
+	{ NULL, 0, false },
+};
+
+static const struct cli_choice transports[] = {
+	{ "pci", VIRTIO_TRANSPORT_PCI, true },
+	{ "mmio", VIRTIO_TRANSPORT_MMIO, true },
+	{ "pci-legacy", -1, true },
+	{ "mmio-legacy", -1, true },
+	{ NULL, 0, false },
+};
+
+static const struct cli_choice loglevels[] = {
+	{ "error", LOG_ERR, true }, { "warning", LOG_WARN, true },
+	{ "info", LOG_INFO, true }, { "debug", LOG_DEBUG, true },
+	{ NULL, 0, false },
+};
+
+static int set_console(struct opt_parser *p, const struct opt *o,
+		       const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	const struct cli_choice *c = choose(r, o, consoles, arg);
+
+	if (!c)
+		return -EINVAL;
+	r->cfg->console = c->value;
+	return 0;
+}
+
+static int set_irqchip(struct opt_parser *p, const struct opt *o,
+		       const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	const struct cli_choice *c = choose(r, o, irqchips, arg);
+
+	if (!c)
+		return -EINVAL;
+	r->cfg->irqchip = c->value;
+	return 0;
+}
+
+static int set_transport(struct opt_parser *p, const struct opt *o,
+			 const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	const struct cli_choice *c = choose(r, o, transports, arg);
+
+	if (!c)
+		return -EINVAL;
+	if (c->value < 0)
+		return cli_err(
+			r,
+			"--%s %s is not supported: lkvm has modern virtio only",
+			o->name, arg);
+	r->cfg->transport = c->value;
+	return 0;
+}
+
+static int set_legacy(struct opt_parser *p, const struct opt *o,
+		      const char *arg)
+{
+	struct cli_run *r = p->ctx;
+
+	return cli_err(r, "--%s is not supported: lkvm has modern virtio only",
+		       o->name);
+}
+
+static int set_loglevel(struct opt_parser *p, const struct opt *o,
+			const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	const struct cli_choice *c = choose(r, o, loglevels, arg);
+
+	if (!c)
+		return -EINVAL;
+	r->cfg->loglevel = c->value;
+	return 0;
+}
+
+static int set_debug(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+
+	r->cfg->debug = true;
+	r->cfg->loglevel = LOG_DEBUG;
+	return 0;
+}
+
+static int unknown_ext(struct cli_run *r, const char *kind, const char *ext)
+{
+	return cli_err(
+		r,
+		"unknown option '%.*s' (no %s extension '%s'; see 'lkvm run --help')",
+		r->p.spelled_len, r->p.spelled, kind, ext);
+}
+
+static int set_disable_isa(struct opt_parser *p, const struct opt *o,
+			   const char *ext)
+{
+	struct cli_run *r = p->ctx;
+	int id = isa_ext_lookup(ext);
+
+	if (id < 0 && isa_ext_is_newer(ext))
+		return cli_err(
+			r,
+			"'%.*s' is not supported: lkvm knows KVM's ISA extensions up to Linux 6.12, and '%s' is newer",
+			r->p.spelled_len, r->p.spelled, ext);
+	if (id < 0)
+		return unknown_ext(r, "ISA", ext);
+	isa_ext_set(r->cfg->disable_isa, id);
+	return 0;
+}
+
+static int set_disable_sbi(struct opt_parser *p, const struct opt *o,
+			   const char *ext)
+{
+	struct cli_run *r = p->ctx;
+	int id = sbi_ext_lookup(ext);
+
+	if (id < 0 || id >= 64)
+		return unknown_ext(r, "SBI", ext);
+	r->cfg->disable_sbi |= 1ULL << id;
+	return 0;
+}
+
+static int set_rng(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+
+	r->cfg->rng = true;
+	return 0;
+}
+
+/* run --sandbox SCRIPT: run the host's SCRIPT in the guest. */
+static int set_sandbox(struct opt_parser *p, const struct opt *o,
+		       const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	int ret = opt_set_path(p, o, arg);
+
+	r->cfg->sandbox = !ret;
+	return ret;
+}
+
+static int set_help(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	cli_print_run_help(p->out);
+	return CLI_DONE;
+}
+
+/* --- the option table -------------------------------------------------- */
+
+#define CFG(member) offsetof(struct vm_config, member)
+
+/* One option: long name, short letter, argument name, setter, help. */
+#define OPT(n, l, a, fn, h) \
+	.name = n, .letter = l, .arg = a, .set = fn, .help = h
+
+static const struct opt run_opts[] = {
+	{ .help = "Basic options:" },
+	{ OPT("name", 0, "NAME", opt_set_path,
+	      "Guest name (default: guest-<pid>)"),
+	  .field = CFG(name) },
+	{ OPT("cpus", 'c', "N", set_cpus,
+	      "Number of vCPUs, 1.." STR(
+		      CONFIG_MAX_CPUS) " (default: the host's\n"
+				       "online CPUs, at most " STR(
+					       CONFIG_MAX_CPUS) ")") },
+	{ OPT("mem", 'm', "SIZE", set_mem,
+	      "Guest RAM, SIZE[BKMGTP]; a bare number is MiB;\n"
+	      "decimal (0512 = 512M) or 0x hex (0x100 = 256M);\n"
+	      "16M..512G, a multiple of 2M (default: 64M *\n"
+	      "(cpus + 3), at most 80% of host RAM)") },
+	{ OPT("disk", 'd', "IMAGE", run_set_disk,
+	      "Disk image: a raw file or block device, with\n"
+	      "',ro' read-only, ',direct' O_DIRECT,\n"
+	      "',raw' no format check (a qcow2, QED, VMDK or\n"
+	      "VHDX header is refused without it) and\n"
+	      "',queues=N' request queues (1..8; default: one\n"
+	      "per vCPU, at most 8); repeat for more disks\n"
+	      "(/dev/vda, /dev/vdb, ...).  A directory DIR is\n"
+	      "the guest's root file system over 9p; NAME, a\n"
+	      "root made by 'lkvm setup NAME', boots it with\n"
+	      "lkvm's guest init and the host's / at /host") },
+	{ OPT("io-poll", 0, "USEC", set_io_poll,
+	      "Busy-poll the disks' request queues for up to\n"
+	      "USEC microseconds after each request, with\n"
+	      "the guest's notifications off; the window\n"
+	      "adapts to the guest (0 = never; default:\n" STR(
+		      CONFIG_IO_POLL_US) " when the host has more CPUs than\n"
+					 "the guest, else 0)") },
+	{ OPT("9p", 0, "DIR,TAG", run_set_9p,
+	      "Share the host's DIR with the guest over\n"
+	      "virtio-9p (9P2000.L) as TAG (default: kvm_9p):\n"
+	      "mount -t 9p -o trans=virtio TAG /mnt; repeat\n"
+	      "for more (at most " STR(CONFIG_MAX_SHARES) ")") },
+	{ OPT("sandbox", 0, "SCRIPT", set_sandbox,
+	      "Run the host's shell SCRIPT in the guest and\n"
+	      "exit with its status (see 'lkvm sandbox')"),
+	  .field = CFG(sandbox_script) },
+	{ OPT("vnc", 0, NULL, opt_set_refused, "Not supported: no framebuffer"),
+	  .why = "lkvm has no framebuffer or display device" },
+	{ OPT("gtk", 0, NULL, opt_set_refused, "Not supported: no framebuffer"),
+	  .why = "lkvm has no framebuffer or display device" },
+	{ OPT("sdl", 0, NULL, opt_set_refused, "Not supported: no framebuffer"),
+	  .why = "lkvm has no framebuffer or display device" },
+	{ OPT("console", 0, "TYPE", set_console,
+	      "serial (8250 UART, ttyS0), hv (SBI console,\n"
+	      "hvc0) or virtio (virtio-console: hvc0, or hvc1\n"
+	      "if the guest has the SBI hvc driver too)\n"
+	      "(default: serial)") },
+	{ OPT("rng", 0, NULL, set_rng,
+	      "virtio RNG (entropy from the host's getrandom)") },
+	{ OPT("balloon", 0, NULL, opt_set_true,
+	      "virtio memory balloon ('lkvm balloon' gives\n"
+	      "guest RAM back to the host; 'lkvm stat -m')"),
+	  .field = CFG(balloon) },
+	{ OPT("vsock", 0, "CID", opt_set_refused,
+	      "Not supported: no virtio-vsock device"),
+	  .why = "lkvm has no virtio-vsock device (vhost-vsock)" },
+	{ OPT("dev", 0, "PATH", opt_set_path,
+	      "KVM device file (default: /dev/kvm)"),
+	  .field = CFG(dev) },
+	{ OPT("tty", 0, "N", set_tty,
+	      "Put guest terminal N on a new host pty (its\n"
+	      "name is logged); lkvm has one terminal, 0,\n"
+	      "the console") },
+	{ OPT("hugetlbfs", 0, "PATH", opt_set_path,
+	      "Back guest RAM with the hugetlbfs mounted at\nPATH"),
+	  .field = CFG(hugetlbfs) },
+	{ OPT("virtio-transport", 0, "TYPE", set_transport,
+	      "pci (virtio-pci modern behind a PCIe host\n"
+	      "bridge; the default) or mmio (virtio-mmio);\n"
+	      "the legacy transports are not supported") },
+	{ OPT("virtio-legacy", 0, NULL, set_legacy,
+	      "Not supported: lkvm has modern virtio only") },
+	{ OPT("nodefaults", 0, NULL, opt_set_true,
+	      "Do not put console=... on the kernel command\n"
+	      "line, nor boot ~/.lkvm/default when given no\n"
+	      "root, disk or initrd"),
+	  .field = CFG(nodefaults) },
+	{ OPT("loglevel", 0, "LEVEL", set_loglevel,
+	      "error, warning, info or debug\n"
+	      "(default: info)") },
+	{ OPT("no-seccomp", 0, NULL, opt_set_true,
+	      "Run without the seccomp filter (see below)"),
+	  .field = CFG(no_seccomp) },
+	{ OPT("help", 'h', NULL, set_help, "Show this help and exit") },
+
+	{ .help = "Kernel options:" },
+	{ OPT("kernel", 'k', "FILE", opt_set_path,
+	      "Kernel Image to boot (or give it as the first\n"
+	      "argument that is not an option; without it,\n"
+	      "kvmtool's search: ./bzImage, arch/riscv/boot/\n"
+	      "bzImage, /boot/vmlinuz-$(uname -r)).  With no\n"
+	      "-d, -i, root= in -p or --nodefaults: a shell\n"
+	      "in ~/.lkvm/default over 9p (made if missing;\n"
+	      "the host's / read-only at /host)"),
+	  .field = CFG(kernel) },
+	{ OPT("initrd", 'i', "FILE", opt_set_path, "Initial RAM disk"),
+	  .field = CFG(initrd) },
+	{ OPT("params", 'p', "ARGS", opt_set_string,
+	      "Kernel command line, added after the default\n"
+	      "console=ttyS0 (serial) or console=hvc0 (hv,\n"
+	      "virtio)"),
+	  .field = CFG(params) },
+	{ OPT("firmware", 'f', "FILE", opt_set_path,
+	      "Boot a raw firmware image instead of a kernel:\n"
+	      "loaded at the start of RAM (0x80000000) and\n"
+	      "entered there with a0 = hart id, a1 = device\n"
+	      "tree, whose bootargs are -p only; no initrd"),
+	  .field = CFG(firmware) },
+	{ OPT("flash", 'F', "FILE", opt_set_refused,
+	      "Not supported: no flash device"),
+	  .why = "lkvm has no CFI flash device (kvmtool's is arm64-only and ignores -F on RISC-V)" },
+
+	{ .help = "Networking options:" },
+	{ OPT("network", 'n', "SPEC", run_set_network,
+	      "A virtio-net NIC: mode=tap|user|none (default\n"
+	      "tap; none: no NIC at all), guest_mac=MAC\n"
+	      "(02:15:15:15:15:15, then :16), host_ip=IP\n"
+	      "(192.168.33.1: the tap's address, or the\n"
+	      "user-mode gateway where the host's own\n"
+	      "services answer), guest_ip=IP (192.168.33.15,\n"
+	      "user mode: given by DHCP, /24), trans=pci|mmio\n"
+	      "(default: --virtio-transport).  tap:\n"
+	      "tapif=NAME (an existing tap is used as it\n"
+	      "is), script=PATH|none, downscript=PATH|none.\n"
+	      "user (passt):\n"
+	      "host_mac=MAC (02:01:01:01:01:01),\n"
+	      "fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT (host\n"
+	      "port to guest port; repeatable).  Without -n:\n"
+	      "one user-mode NIC (no NIC, with a warning, if\n"
+	      "passt is not installed)") },
+	{ OPT("no-dhcp", 0, NULL, opt_set_true,
+	      "No DHCP: a setup root's kernel gets no\n"
+	      "ip=dhcp (as kvmtool) and the user-mode\n"
+	      "network answers none: the guest sets its\n"
+	      "address itself"),
+	  .field = CFG(no_dhcp) },
+
+	{ .help = "VFIO options:" },
+	{ OPT("vfio-pci", 0, "BDF", opt_set_refused,
+	      "Not supported: no VFIO device assignment"),
+	  .why = "lkvm has no VFIO device assignment" },
+
+	{ .help = "Debug options:" },
+	{ OPT("debug", 0, NULL, set_debug, "Same as --loglevel debug") },
+	{ OPT("debug-single-step", 0, NULL, opt_set_true,
+	      "Single-step the vCPUs (needs KVM_GUESTDBG_\n"
+	      "SINGLESTEP, which RISC-V KVM lacks: lkvm then\n"
+	      "exits with status 1)"),
+	  .field = CFG(single_step) },
+	{ OPT("debug-ioport", 0, NULL, opt_set_true,
+	      "Log port I/O to no device: RISC-V has no port\n"
+	      "I/O, so there is never any"),
+	  .field = CFG(debug_ioport) },
+	{ OPT("debug-mmio", 0, NULL, opt_set_true,
+	      "Log every guest MMIO access that no device\n"
+	      "claims (default: the first one)"),
+	  .field = CFG(debug_mmio) },
+	{ OPT("debug-iodelay", 0, "MS", set_iodelay,
+	      "Delay every disk request by MS milliseconds\n"
+	      "(0.." STR(
+		      CLI_IODELAY_MAX_MS) "; uses the thread pool engine)") },
+	{ OPT("dump-dtb", 0, "FILE", opt_set_path,
+	      "Write the generated device tree to FILE"),
+	  .field = CFG(dump_dtb) },
+
+	{ .help = "RISC-V options:" },
+	{ OPT("cpu-type", 0, "TYPE", set_cpu_type,
+	      "max (every extension KVM offers; the default)\n"
+	      "or min[,EXT...]: rv64imafdc plus the listed\n"
+	      "extensions; KVM 6.12 keeps some others on\n"
+	      "(named at --loglevel debug)") },
+	{ OPT("suspend-seconds", 0, "N", set_u64,
+	      "Seconds a guest's SBI system suspend lasts.\n"
+	      "Not supported yet: lkvm exits with status 1,\n"
+	      "naming whether the host KVM forwards SBI SUSP\n"
+	      "(Linux 6.14+; 6.12 does not)"),
+	  .field = CFG(suspend_seconds), .flag = CFG(set_suspend_seconds) },
+	{ OPT("irqchip", 0, "TYPE", set_irqchip,
+	      "aia (KVM's in-kernel AIA: APLIC + IMSIC,\n"
+	      "interrupts through irqfd), kernel-plic (KVM's\n"
+	      "in-kernel PLIC, from rvkvm's kernel patches;\n"
+	      "interrupts through irqfd), plic (a PLIC\n"
+	      "emulated in lkvm) or auto: aia when the host\n"
+	      "has it and --disable-ssaia is not given, else\n"
+	      "kernel-plic when KVM offers it, else plic\n"
+	      "(default: auto)") },
+	/* Before "disable-": the longer prefix must match first. */
+	{ OPT("disable-sbi-", 0, NULL, set_disable_sbi,
+	      "Hide SBI extension EXT from the guest"),
+	  .prefix = true },
+	{ OPT("disable-", 0, NULL, set_disable_isa,
+	      "Hide ISA extension EXT from the guest (KVM\n"
+	      "refuses some)"),
+	  .prefix = true },
+	{ OPT("custom-mvendorid", 0, "N", set_custom_id,
+	      "mvendorid the guest sees (decimal or 0x hex)"),
+	  .field = CFG(mvendorid), .flag = CFG(set_mvendorid) },
+	{ OPT("custom-marchid", 0, "N", set_custom_id,
+	      "marchid the guest sees (decimal or 0x hex)"),
+	  .field = CFG(marchid), .flag = CFG(set_marchid) },
+	{ OPT("custom-mimpid", 0, "N", set_custom_id,
+	      "mimpid the guest sees (decimal or 0x hex)"),
+	  .field = CFG(mimpid), .flag = CFG(set_mimpid) },
+};
+
+#define NR_OPTS (sizeof(run_opts) / sizeof(run_opts[0]))
+
+/* --- the argv walk ----------------------------------------------------- */
+
+/* An operand: the kernel (run), or where the COMMAND starts (sandbox). */
+static int set_operand(struct opt_parser *p, char **argv, int i)
+{
+	struct cli_run *r = p->ctx;
+	const char *arg = argv[i];
+
+	if (r->sandbox_cmd) {
+		r->cfg->sandbox_argv = argv + i; /* the command */
+		return OPT_ARGS_REST;
+	}
+	if (r->cfg->kernel)
+		return cli_err(
+			r,
+			"unexpected argument '%s' (the kernel is already '%s')",
+			arg, r->cfg->kernel);
+	if (!arg[0])
+		return cli_err(r, "empty kernel file name");
+	r->cfg->kernel = arg;
+	return 0;
+}
+
+static void run_defaults(struct vm_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->tty = -1;
+	cfg->io_poll_us = -1;
+	cfg->console = CONSOLE_SERIAL;
+	cfg->loglevel = LOG_INFO;
+}
+
+/* lkvm sandbox [run options] [--] COMMAND [ARGS] */
+static int sandbox_check(struct cli_run *r)
+{
+	if (r->cfg->sandbox_script)
+		return cli_err(r,
+			       "lkvm sandbox takes a COMMAND, not --sandbox");
+	if (!r->cfg->sandbox_argv || !r->cfg->sandbox_argv[0])
+		return cli_err(
+			r,
+			"no command given (lkvm sandbox [options] -- COMMAND [ARGS])");
+	r->cfg->sandbox = true;
+	return 0;
+}
+
+int cli_parse_run(int argc, char **argv, const struct cli_host *host,
+		  struct vm_config *cfg, FILE *out, FILE *err)
+{
+	struct cli_run r = {
+		.p = { .opts = run_opts,
+		       .nr_opts = NR_OPTS,
+		       .target = cfg,
+		       .out = out,
+		       .err = err,
+		       .cmd = "run",
+		       .operand = set_operand },
+		.cfg = cfg,
+		.host = host,
+		.sandbox_cmd = argc > 0 && !strcmp(argv[0], "sandbox"),
+	};
+	int ret;
+
+	r.p.ctx = &r;
+	run_defaults(cfg);
+	ret = opt_parse(&r.p, argc - 1, argv + 1);
+	if (!ret && r.sandbox_cmd)
+		ret = sandbox_check(&r);
+	return ret ? ret : run_finish(&r);
+}
+
+/* --- help -------------------------------------------------------------- */
+
+static void help_ext_list(FILE *out, const char *title,
+			  const struct ext_name *exts, unsigned int n)
+{
+	int col = HELP_WIDTH;
+
+	fprintf(out, "\n%s", title);
+	for (unsigned int i = 0; i < n; i++) {
+		int len = strlen(exts[i].name);
+
+		if (col + 1 + len > HELP_WIDTH) {
+			fputs("\n ", out);
+			col = 1;
+		}
+		col += fprintf(out, " %s", exts[i].name);
+	}
+	fputc('\n', out);
+}
+
+static const char run_help_head[] =
+	"usage: lkvm run [options] [kernel]\n"
+	"\n"
+	"Boot a RISC-V Linux kernel Image in a KVM virtual machine.  Options\n"
+	"take their argument as '--opt ARG', '--opt=ARG', '-x ARG' or '-xARG';\n"
+	"'--' ends the options.  A repeated option overrides the earlier one.\n";
+
+static const char run_help_sbi_aliases[] =
+	"kvmtool's names work too: --disable-sbi-legacy is v01, and\n"
+	"--disable-sbi-susp hides SBI SUSP (absent from a 6.12 host anyway).\n"
+	"--disable-EXT for an extension newer than Linux 6.12 (svade, svadu,\n"
+	"svvptc, zabha, ziccrse, smnpm) is refused: lkvm does not know it.\n";
+
+static const char run_help_tail[] =
+	"\n"
+	"Not supported, refused with one line saying what lkvm lacks (exit\n"
+	"status 2): --vnc, --gtk, --sdl, --vsock, -F/--flash, --vfio-pci,\n"
+	"--virtio-legacy, --tty N for N > 0, and -n vhost=1, mq=N (N > 1), fd=N.\n"
+	"\n"
+	"Seccomp: once set up, lkvm runs under a seccomp filter that allows only\n"
+	"the system calls its threads need (--no-seccomp turns it off).  Any\n"
+	"other system call ends lkvm at once with the line\n"
+	"  lkvm: seccomp: forbidden system call NAME (number N)\n"
+	"on stderr and exit status 5.\n"
+	"\n"
+	"Console keys: Ctrl-A x stops the VM, Ctrl-A Ctrl-A sends Ctrl-A.\n"
+	"\n"
+	"A guest reboot (including a panicking guest booted with panic=-1)\n"
+	"restarts the guest rather than exiting, with a \"lkvm: guest reboot\"\n"
+	"line on stderr, so a crash loop is visible in the log, not in the\n"
+	"exit status.\n"
+	"\n"
+	"Exit status:\n"
+	"  0  the guest powered off\n"
+	"  1  fatal host error\n"
+	"  2  usage error\n"
+	"  3  stopped by a signal (SIGINT, SIGTERM, SIGHUP), Ctrl-A x or\n"
+	"     'lkvm stop'\n"
+	"  4  the guest crashed (KVM internal error, failed entry, an\n"
+	"     access KVM cannot emulate, an unexpected exit, or a\n"
+	"     shutdown reporting a system failure)\n"
+	"  5  a forbidden system call under seccomp (see above)\n"
+	"lkvm sandbox and run --sandbox exit with the command's status\n"
+	"instead, or 125 when the guest reported none.\n";
+
+void cli_print_run_help(FILE *out)
+{
+	fputs(run_help_head, out);
+	opt_help(out, run_opts, NR_OPTS, HELP_COL);
+	help_ext_list(out, "ISA extensions (--disable-EXT):", isa_exts,
+		      ISA_EXT_COUNT);
+	help_ext_list(out, "SBI extensions (--disable-sbi-EXT):", sbi_exts,
+		      SBI_EXT_COUNT);
+	fputs(run_help_sbi_aliases, out);
+	fputs(run_help_tail, out);
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run options that add devices: -d (a disk image, a root directory or
+ * a setup root), --9p (a share) and -n (a NIC, vmm/cmd/netopt.h).  Their
+ * settings lists go through the option engine's key tables (lib/opt.h).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vmm/cmd/netopt.h"
+#include "vmm/cmd/run_parse.h"
+#include "vmm/sandbox/sandbox.h"
+
+/* -d's settings after the IMAGE: ,ro ,direct ,raw ,queues=N */
+static int disk_flag(void *target, const struct opt_key *k, const char *v,
+		     size_t n)
+{
+	struct disk_config *d = target;
+
+	*(k->kind == 0 ? &d->ro : k->kind == 1 ? &d->direct : &d->raw) = true;
+	return 0;
+}
+
+static int disk_queues(void *target, const struct opt_key *k, const char *v,
+		       size_t n)
+{
+	struct disk_config *d = target;
+	char num[16];
+	uint64_t q;
+
+	if (n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, v, n);
+	num[n] = '\0';
+	if (opt_parse_u64(num, &q) || q < 1 || q > CONFIG_MAX_DISK_QUEUES)
+		return -EINVAL;
+	d->queues = q;
+	return 0;
+}
+
+static const struct opt_key disk_keys[] = {
+	{ "ro", false, disk_flag, 0 },
+	{ "direct", false, disk_flag, 1 },
+	{ "raw", false, disk_flag, 2 },
+	{ "queues", true, disk_queues, 0 },
+};
+
+/* The settings of -d arg (after its first comma, at opts), into d. */
+static int set_disk_opts(struct cli_run *r, struct disk_config *d,
+			 const char *opts, const char *arg)
+{
+	const char *bad = opts + strlen(opts);
+	size_t n = 0;
+	int ret = 0;
+
+	ret = opt_keys_parse(opts, disk_keys,
+			     sizeof(disk_keys) / sizeof(disk_keys[0]), d, &bad,
+			     &n);
+	/* An empty setting is unknown, the last one too ("IMAGE,ro,"). */
+	if (!ret && (!*opts || opts[strlen(opts) - 1] == ','))
+		ret = -ENOENT;
+	if (ret == -EINVAL)
+		return cli_err(
+			r,
+			"invalid --disk queues=%.*s in '%s' (expected 1..%d)",
+			(int)(n - 7), bad + 7, arg, CONFIG_MAX_DISK_QUEUES);
+	if (ret)
+		return cli_err(
+			r,
+			"unknown --disk option '%.*s' in '%s' (expected ro, direct, raw or queues=N)",
+			(int)n, bad, arg);
+	return 0;
+}
+
+/* One more 9p share: dir (not empty), tag (1..CONFIG_TAG_MAX bytes). */
+int run_add_share(struct cli_run *r, const char *dir, size_t dlen,
+		  const char *tag)
+{
+	struct share_config *sh = &r->cfg->shares[r->cfg->nr_shares];
+
+	if (r->cfg->nr_shares == CONFIG_MAX_SHARES)
+		return cli_err(r, "too many 9p shares (at most %d)",
+			       CONFIG_MAX_SHARES);
+	if (!dlen || dlen >= CONFIG_PATH_MAX)
+		return cli_err(r, "invalid 9p directory '%.*s'", (int)dlen,
+			       dir);
+	if (!tag[0] || strlen(tag) > CONFIG_TAG_MAX)
+		return cli_err(r, "invalid 9p tag '%s' (1..%d bytes)", tag,
+			       CONFIG_TAG_MAX);
+	for (unsigned int i = 0; i < r->cfg->nr_shares; i++)
+		if (!strcmp(r->cfg->shares[i].tag, tag))
+			return cli_err(r, "9p tag '%s' is used twice", tag);
+	memcpy(sh->path, dir, dlen);
+	sh->path[dlen] = '\0';
+	strcpy(sh->tag, tag);
+	r->cfg->nr_shares++;
+	return 0;
+}
+
+/* A setup root's view of the host: / as hostfs, read-only. */
+int run_add_host_share(struct cli_run *r)
+{
+	int ret = run_add_share(r, "/", 1, SANDBOX_HOST_TAG);
+
+	if (!ret)
+		r->cfg->shares[r->cfg->nr_shares - 1].ro = true;
+	return ret;
+}
+
+/* --9p dir[,tag] (kvmtool's; default tag kvm_9p) */
+int run_set_9p(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	const char *comma = strchr(arg, ',');
+
+	return run_add_share(r, arg,
+			     comma ? (size_t)(comma - arg) : strlen(arg),
+			     comma ? comma + 1 : "kvm_9p");
+}
+
+/*
+ * -d DIR: the directory is the guest's root over 9p; -d NAME with a
+ * ~/.lkvm/NAME made by 'lkvm setup': that root plus the host's / as
+ * hostfs, and lkvm's guest init.  1 when arg was one of these, 0 when it
+ * is an image, or -EINVAL.
+ */
+static int set_rootfs_dir(struct cli_run *r, const char *arg)
+{
+	char home[CONFIG_PATH_MAX];
+	struct stat st;
+	bool custom = false;
+	int ret;
+
+	if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+		custom = !strchr(arg, '/') && strlen(arg) < 256 &&
+			 !sandbox_root_path(arg, home, sizeof(home)) &&
+			 !stat(home, &st) && S_ISDIR(st.st_mode);
+		if (!custom)
+			return 0;
+	}
+	if (r->cfg->rootfs_9p)
+		return cli_err(r,
+			       "only one root directory (-d DIR) is allowed");
+	ret = custom ? run_add_share(r, home, strlen(home), SANDBOX_ROOT_TAG) :
+		       run_add_share(r, arg, strlen(arg), SANDBOX_ROOT_TAG);
+	if (!ret && custom)
+		ret = run_add_host_share(r);
+	if (ret)
+		return ret;
+	r->cfg->rootfs_9p = true;
+	r->cfg->custom_rootfs = custom;
+	if (custom)
+		strcpy(r->cfg->rootfs_name, arg);
+	return 1;
+}
+
+/* -d path[,ro][,direct][,raw][,queues=N] */
+int run_set_disk(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	struct disk_config *d;
+	const char *opt = strchr(arg, ',');
+	size_t len = opt ? (size_t)(opt - arg) : strlen(arg);
+	int ret = set_rootfs_dir(r, arg);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (r->cfg->nr_disks == CONFIG_MAX_DISKS)
+		return cli_err(r, "too many disks (at most %d)",
+			       CONFIG_MAX_DISKS);
+	if (!len || len >= CONFIG_PATH_MAX)
+		return cli_err(r, "invalid --disk '%s'", arg);
+	d = &r->cfg->disks[r->cfg->nr_disks];
+	*d = (struct disk_config){ 0 };
+	memcpy(d->path, arg, len);
+	if (opt && set_disk_opts(r, d, opt + 1, arg))
+		return -EINVAL;
+	r->cfg->nr_disks++;
+	return 0;
+}
+
+/* -n SPEC: kvmtool's settings (vmm/netopt.h); mode=none adds no NIC. */
+int run_set_network(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	unsigned int i = r->cfg->nr_nics;
+	struct nic_config nic;
+	const char *bad, *why;
+	size_t n;
+
+	if (netopt_parse(&nic, i, arg, &bad, &n)) {
+		why = netopt_unsupported(bad, n);
+		if (why)
+			return cli_err(
+				r,
+				"--network %.*s in '%s' is not supported: %s",
+				(int)n, bad, arg, why);
+		return cli_err(r, "invalid --network setting '%.*s' in '%s'",
+			       (int)n, bad, arg);
+	}
+	if (nic.mode == NIC_MODE_NONE) {
+		r->cfg->no_net = true;
+		return 0;
+	}
+	if (i == CONFIG_MAX_NICS)
+		return cli_err(r, "too many networks (at most %d)",
+			       CONFIG_MAX_NICS);
+	r->cfg->nics[r->cfg->nr_nics++] = nic;
+	return 0;
+}
