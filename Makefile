@@ -16,10 +16,11 @@ WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 CSTD       := -std=gnu11 -D_GNU_SOURCE -I.
 
 # Native (x86_64) builds of the device cores and helpers for tests.
-# vmm/main.c, the run's lifecycle and control handlers and vmm/kvm/kvm_*.c
+# vmm/main.c, vmm/cmd/boot.c, the run's lifecycle and control handlers and
+# vmm/kvm/kvm_*.c
 # drive RISC-V KVM and build only for riscv64.
 VMM_SRCS   := $(wildcard vmm/*.c vmm/*/*.c)
-CORE_SRCS  := $(filter-out vmm/main.c vmm/machine/lifecycle.c \
+CORE_SRCS  := $(filter-out vmm/main.c vmm/cmd/boot.c vmm/machine/lifecycle.c \
 		vmm/machine/ctl_handlers.c vmm/kvm/kvm_%.c, \
 		$(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS))
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \

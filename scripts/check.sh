@@ -2,8 +2,8 @@
 # check.sh [SUITE...]: build what each suite needs, run it and count every
 # test.  Suites, in this order by default: format (clang-format, one test),
 # scripts (kernel build machinery on fixtures, image recipes, the bench
-# tables on a made-up log), unit (native
-# cmocka under ASan+UBSan), fuzz (short libFuzzer runs), e2e (boots in the
+# tables on a made-up log, the include layers of docs/architecture.md),
+# unit (native cmocka under ASan+UBSan), fuzz (short libFuzzer runs), e2e (boots in the
 # emulated host; builds the kernel first).  The native suites run before the
 # kernel is built, so a broken unit test shows in seconds.  A build that
 # fails counts as one failure and its suite does not run.  Ends with
@@ -101,13 +101,20 @@ suite_format() {
 }
 
 suite_scripts() {
-	stage "check: kernel build machinery, image recipes, bench tables"
+	stage "check: kernel build machinery, image recipes, bench tables, include layers"
 	tests/kernel/test-kernel-scripts.sh >"$logs/scripts.log" 2>&1
 	collect scripts "$logs/scripts.log" >/dev/null
 	tests/images/test-images.sh >"$logs/images.log" 2>&1
 	collect images "$logs/images.log" >/dev/null
 	tests/bench/test-bench-report.sh >"$logs/bench-report.log" 2>&1
 	collect bench-report "$logs/bench-report.log" >/dev/null
+	tests/layers/test-layers.sh >"$logs/layers-test.log" 2>&1
+	collect layers-test "$logs/layers-test.log" >/dev/null
+	if scripts/layers.sh >"$logs/layers.log" 2>&1; then
+		record PASS layers
+	else
+		record FAIL layers "$(grep -c '^scripts/layers.sh: ' "$logs/layers.log") violations, see $logs/layers.log"
+	fi
 	stage_done
 }
 
