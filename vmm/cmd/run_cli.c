@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/sizes.h"
 #include "vmm/cmd/netopt.h"
+#include "vmm/cmd/run_cli.h"
 #include "vmm/cmd/run_parse.h"
 #include "vmm/isa.h"
 #include "vmm/sandbox/sandbox.h"

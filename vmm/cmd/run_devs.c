@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "vmm/cmd/netopt.h"
+#include "vmm/cmd/run_cli.h"
 #include "vmm/cmd/run_parse.h"
 #include "vmm/sandbox/sandbox.h"
 

@@ -13,6 +13,7 @@
 
 #include "lib/log.h"
 #include "vmm/cmd/netopt.h"
+#include "vmm/cmd/run_cli.h"
 #include "vmm/cmd/run_parse.h"
 #include "vmm/sandbox/sandbox.h"
 

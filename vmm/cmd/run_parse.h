@@ -6,8 +6,13 @@
 #ifndef RVKVM_RUN_PARSE_H
 #define RVKVM_RUN_PARSE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "lib/opt.h"
-#include "vmm/cmd/run_cli.h"
+
+struct cli_host;
+struct vm_config;
 
 struct cli_run {
 	struct opt_parser p; /* p.ctx is this struct, p.target the cfg */
