@@ -163,7 +163,7 @@ int opt_parse(struct opt_parser *p, int argc, char **argv)
 
 		if (opts_done || a[0] != '-' || !a[1])
 			ret = operand(p, argv, i);
-		else if (!strcmp(a, "--"))
+		else if (p->dashdash && !strcmp(a, "--"))
 			opts_done = true;
 		else if (a[1] == '-')
 			ret = parse_long(p, argc, argv, &i);

@@ -3,7 +3,8 @@
  * The option engine every lkvm command uses: a table of options drives
  * both the parser and the command's --help, so the two cannot disagree.
  *
- *   --name, --name=ARG, --name ARG, -x, -xARG, -x ARG, '--' ends options
+ *   --name, --name=ARG, --name ARG, -x, -xARG, -x ARG, and '--' to end
+ *   the options where the command has operands (.dashdash)
  *   --prefixEXT       an option whose name is a prefix (.prefix): EXT is
  *                     its argument (lkvm run's --disable-EXT)
  *
@@ -60,6 +61,7 @@ struct opt_parser {
 	const char *cmd;     /* "run", "stop": named in error messages */
 	bool cmd_in_errors;  /* "CMD: MESSAGE (see 'lkvm CMD --help')" */
 	opt_arg_fn *operand; /* NULL: any operand is an error */
+	bool dashdash;	     /* '--' ends the options (else: unknown) */
 	/* The option being parsed, as typed (for messages). */
 	const char *spelled;
 	int spelled_len;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "vmm/cmd/cmd.h"
+#include "vmm/machine/signals.h"
 #include "vmm/sandbox/sandbox.h"
 
 /* Closed standard fds would be taken by our own fds: fill them first. */
@@ -20,11 +21,16 @@ static void stdio_guard(void)
 
 int main(int argc, char **argv)
 {
-	struct cmd_ctx ctx = { stdout, stderr, cmd_boot_machine };
+	struct cmd_ctx ctx = { stdout, stderr, cmd_boot_machine, -1 };
 
 	/* In a guest booted from an 'lkvm setup' root, lkvm is its init. */
 	if (guest_init_wanted(argc, argv))
 		return guest_init_main();
 	stdio_guard();
+	/*
+	 * First, for every command: a stop signal from now on ends lkvm in
+	 * order (status 3), and SIGPIPE is ignored (signals.h).
+	 */
+	ctx.sfd = signals_setup();
 	return cmd_main(&ctx, argc, argv);
 }

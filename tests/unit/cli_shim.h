@@ -40,7 +40,7 @@ static inline int cli_parse(int argc, char **argv, const struct cli_host *host,
 	}
 	{
 		/* Nothing boots here: run and sandbox are parsed above. */
-		const struct cmd_ctx ctx = { out, err, NULL };
+		const struct cmd_ctx ctx = { out, err, NULL, -1 };
 
 		return cmd_main(&ctx, argc, argv) ? -EINVAL : CLI_DONE;
 	}

@@ -21,6 +21,7 @@
 
 #include "lib/log.h"
 #include "tests/unit/cli_shim.h"
+#include "vmm/exit_codes.h"
 #include "vmm/ctl/ctl.h"
 #include "vmm/ctl/ctl_proto.h"
 
@@ -455,6 +456,37 @@ static void test_cli_dispatches_commands(void **state)
 	fclose(null);
 }
 
+/* The command table routes each name to its command (nothing boots). */
+static void test_cmd_table_routes(void **state)
+{
+	char *stop[] = { "lkvm", "stop", NULL };
+	char *run[] = { "lkvm", "run", "--bogus", NULL };
+	char *sandbox[] = { "lkvm", "sandbox", "-k", "Image", NULL };
+	char *setup[] = { "lkvm", "setup", "a/b", NULL };
+	char *dashdash[] = { "lkvm", "list", "--", NULL };
+	char *err = NULL;
+	size_t len = 0;
+	FILE *null = fopen("/dev/null", "w"), *e = open_memstream(&err, &len);
+	const struct cmd_ctx ctx = { null, e, NULL, -1 };
+
+	(void)state;
+	assert_int_equal(cmd_main(&ctx, 2, stop), LKVM_EXIT_USAGE);
+	assert_int_equal(cmd_main(&ctx, 3, run), LKVM_EXIT_USAGE);
+	assert_int_equal(cmd_main(&ctx, 4, sandbox), LKVM_EXIT_USAGE);
+	assert_int_equal(cmd_main(&ctx, 3, setup), LKVM_EXIT_USAGE);
+	assert_int_equal(cmd_main(&ctx, 3, dashdash), LKVM_EXIT_USAGE);
+	fclose(e);
+	assert_string_equal(
+		err,
+		"lkvm: error: stop: which guest? give -n NAME or -a (see 'lkvm stop --help')\n"
+		"lkvm: error: unknown option '--bogus' (see 'lkvm run --help')\n"
+		"lkvm: error: no command given (lkvm sandbox [options] -- COMMAND [ARGS])\n"
+		"lkvm: error: usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')\n"
+		"lkvm: error: list: unknown option '--' (see 'lkvm list --help')\n");
+	free(err);
+	fclose(null);
+}
+
 #define H(fn) cmocka_unit_test_setup_teardown(fn, home_setup, home_teardown)
 
 int main(void)
@@ -476,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_args_accepted),
 		cmocka_unit_test(test_args_refused),
 		cmocka_unit_test(test_cli_dispatches_commands),
+		cmocka_unit_test(test_cmd_table_routes),
 	};
 
 	return cmocka_run_group_tests_name("ctl", tests, NULL, NULL);

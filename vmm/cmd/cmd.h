@@ -20,6 +20,8 @@ struct cmd_ctx {
 	 * exit status (boot.c: cmd_boot_machine; sfd is signals_setup()'s).
 	 */
 	int (*boot)(const struct vm_config *cfg, int sfd);
+	/* signals_setup()'s signalfd: stop signals wait for it (or -1). */
+	int sfd;
 };
 
 /* argv[0] is the command's name. */

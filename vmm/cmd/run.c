@@ -15,7 +15,6 @@
 #include "vmm/cmd/cmd.h"
 #include "vmm/cmd/run_cli.h"
 #include "vmm/exit_codes.h"
-#include "vmm/machine/signals.h"
 #include "vmm/sandbox/sandbox.h"
 
 /* lkvm run [options] [kernel], lkvm sandbox [options] [--] COMMAND */
@@ -23,10 +22,8 @@ int cmd_run(const struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static struct vm_config cfg;
 	struct cli_host host;
-	int ret, sfd;
+	int ret;
 
-	/* First: a stop signal from now on ends lkvm in order (status 3). */
-	sfd = signals_setup();
 	cli_host_probe(&host);
 	ret = cli_parse_run(argc, argv, &host, &cfg, ctx->out, ctx->err);
 	if (ret)
@@ -43,7 +40,7 @@ int cmd_run(const struct cmd_ctx *ctx, int argc, char **argv)
 	}
 	if (sandbox_prepare(&cfg, "/proc/self/exe"))
 		return LKVM_EXIT_HOST_ERROR;
-	ret = ctx->boot(&cfg, sfd);
+	ret = ctx->boot(&cfg, ctx->sfd);
 	return cfg.sandbox ? sandbox_finish_run(&cfg) : ret;
 }
 
