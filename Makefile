@@ -16,9 +16,8 @@ WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
 CSTD       := -std=gnu11 -D_GNU_SOURCE -I.
 
 # Native (x86_64) builds of the device cores and helpers for tests.
-# vmm/main.c, vmm/cmd/boot.c, the run's lifecycle and control handlers and
-# vmm/kvm/kvm_*.c
-# drive RISC-V KVM and build only for riscv64.
+# vmm/main.c, vmm/cmd/boot.c, the run's lifecycle and control handlers
+# and vmm/kvm/kvm_*.c drive RISC-V KVM and build only for riscv64.
 VMM_SRCS   := $(wildcard vmm/*.c vmm/*/*.c)
 CORE_SRCS  := $(filter-out vmm/main.c vmm/cmd/boot.c vmm/machine/lifecycle.c \
 		vmm/machine/ctl_handlers.c vmm/kvm/kvm_%.c, \

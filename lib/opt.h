@@ -41,10 +41,11 @@ struct opt {
 	const char *arg;  /* argument name for --help; NULL: a flag */
 	const char *help; /* a '\n' continues in the help column */
 	opt_set_fn *set;
-	size_t field;	 /* offsetof() in the parser's target, if used */
-	size_t flag;	 /* offsetof() of a bool to raise, if used */
-	const char *why; /* opt_set_refused: what lkvm or the host lacks */
-	int kind;	 /* the setter's own use */
+	size_t field;	  /* offsetof() in the parser's target, if used */
+	size_t flag;	  /* offsetof() of a bool to raise, if used */
+	const char *why;  /* opt_set_refused: what lkvm or the host lacks */
+	int kind;	  /* the setter's own use */
+	const void *data; /* the setter's own use (a list of choices) */
 };
 
 /* Arguments that are not options (and all of them after '--'). */

@@ -135,16 +135,16 @@ int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport);
 /*
  * A virtio device, as its glue module creates it, for board_virtio_attach().
  * init() sets the device up on the slot's resources and interrupt line
- * (slot->res, slot->line; slot->board is the board) and points *transport
- * at its transport; or it says why, undoes its own steps and returns -errno.
- * destroy() undoes a successful init() when the board cannot take the
- * device.  Both get opaque.
+ * (slot->res, slot->line; slot->board is the board), whose transport is
+ * the one named here; or it says why, undoes its own steps and returns
+ * -errno.  destroy() undoes a successful init() when the board cannot take
+ * the device.  Both get opaque.
  */
 struct board_virtio_dev {
-	int (*init)(void *opaque, struct board_slot *slot,
-		    struct virtio_mmio **transport);
+	int (*init)(void *opaque, struct board_slot *slot);
 	void (*destroy)(void *opaque);
 	void *opaque;
+	struct virtio_mmio *transport; /* in the device's own struct */
 };
 
 /*

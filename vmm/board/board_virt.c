@@ -510,22 +510,20 @@ int board_virtio_attach(struct board *b, const char *what,
 			const struct board_virtio_dev *dev)
 {
 	struct board_slot *slot = board_virtio_slot_on(b, what, t);
-	struct virtio_mmio *transport;
 	int ret;
 
 	if (!slot)
 		return -ENOSPC;
-	ret = dev->init(dev->opaque, slot, &transport);
+	ret = dev->init(dev->opaque, slot);
 	if (ret)
 		return ret;
-	ret = board_virtio_add(slot, transport);
+	ret = board_virtio_add(slot, dev->transport);
 	if (ret)
 		dev->destroy(dev->opaque);
 	return ret;
 }
 
-static int board_rng_init(void *opaque, struct board_slot *slot,
-			  struct virtio_mmio **transport)
+static int board_rng_init(void *opaque, struct board_slot *slot)
 {
 	struct board *b = opaque;
 	int ret = virtio_rng_init(&b->rng, &slot->res, &b->vm->mem, &slot->line,
@@ -535,7 +533,6 @@ static int board_rng_init(void *opaque, struct board_slot *slot,
 		pr_err("cannot set up virtio-rng: %s", strerror(-ret));
 		return ret;
 	}
-	*transport = &b->rng.vm;
 	return 0;
 }
 
@@ -550,6 +547,7 @@ int board_rng_up(struct board *b)
 {
 	const struct board_virtio_dev dev = {
 		.init = board_rng_init,
+		.transport = &b->rng.vm,
 		.destroy = board_rng_destroy,
 		.opaque = b,
 	};
@@ -560,8 +558,7 @@ int board_rng_up(struct board *b)
 	return ret;
 }
 
-static int board_balloon_init(void *opaque, struct board_slot *slot,
-			      struct virtio_mmio **transport)
+static int board_balloon_init(void *opaque, struct board_slot *slot)
 {
 	struct board *b = opaque;
 	int ret =
@@ -572,7 +569,6 @@ static int board_balloon_init(void *opaque, struct board_slot *slot,
 		pr_err("cannot set up virtio-balloon: %s", strerror(-ret));
 		return ret;
 	}
-	*transport = &b->balloon.vm;
 	return 0;
 }
 
@@ -587,6 +583,7 @@ int board_balloon_up(struct board *b)
 {
 	const struct board_virtio_dev dev = {
 		.init = board_balloon_init,
+		.transport = &b->balloon.vm,
 		.destroy = board_balloon_destroy,
 		.opaque = b,
 	};

@@ -245,14 +245,12 @@ int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 	if (opt_keys_parse(spec, nic_keys, sizeof(nic_keys) / sizeof(*nic_keys),
 			   nic, bad, bad_len))
 		return -EINVAL;
-	/* Forwards need the user-mode stack: name the first. */
-	fwd = spec;
-	while (*fwd && strncmp(fwd, "fwd=", 4))
-		fwd += strcspn(fwd, ",") + (fwd[strcspn(fwd, ",")] == ',');
-	if (nic->nr_fwd && nic->mode != NIC_MODE_USER) {
-		*bad = fwd;
-		*bad_len = strcspn(fwd, ",");
-		return -EINVAL;
-	}
-	return 0;
+	if (!nic->nr_fwd || nic->mode == NIC_MODE_USER)
+		return 0;
+	/* Forwards need the user-mode stack: name the first (there is one). */
+	for (fwd = spec; strncmp(fwd, "fwd=", 4); fwd++)
+		fwd += strcspn(fwd, ",");
+	*bad = fwd;
+	*bad_len = strcspn(fwd, ",");
+	return -EINVAL;
 }

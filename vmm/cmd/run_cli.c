@@ -29,7 +29,7 @@
 struct cli_choice {
 	const char *name;
 	int value;
-	bool supported;
+	const char *why; /* known but refused: what lkvm lacks */
 };
 
 static int set_mem(struct opt_parser *p, const struct opt *o, const char *arg)
@@ -211,6 +211,7 @@ static void choices_list(const struct cli_choice *c, char *buf, size_t size)
 	}
 }
 
+/* The choice arg names in list, or NULL having said why. */
 static const struct cli_choice *choose(struct cli_run *r, const struct opt *o,
 				       const struct cli_choice *list,
 				       const char *arg)
@@ -227,101 +228,60 @@ static const struct cli_choice *choose(struct cli_run *r, const struct opt *o,
 			names);
 		return NULL;
 	}
-	if (!c->supported) {
-		cli_err(r, "--%s %s is not supported yet", o->name, arg);
+	if (c->why) {
+		cli_err(r, "--%s %s is not supported: %s", o->name, arg,
+			c->why);
 		return NULL;
 	}
 	return c;
 }
 
+#define MODERN_ONLY "lkvm has modern virtio only"
+
 static const struct cli_choice consoles[] = {
-	{ "serial", CONSOLE_SERIAL, true },
-	{ "virtio", CONSOLE_VIRTIO, true },
-	{ "hv", CONSOLE_HV, true },
-	{ NULL, 0, false },
+	{ "serial", CONSOLE_SERIAL, NULL },
+	{ "virtio", CONSOLE_VIRTIO, NULL },
+	{ "hv", CONSOLE_HV, NULL },
+	{ NULL, 0, NULL },
 };
 
 static const struct cli_choice irqchips[] = {
-	{ "auto", IRQCHIP_AUTO, true },
-	{ "aia", IRQCHIP_AIA, true },
-	{ "plic", IRQCHIP_PLIC, true },
-	{ "kernel-plic", IRQCHIP_KERNEL_PLIC, true },
-	{ NULL, 0, false },
+	{ "auto", IRQCHIP_AUTO, NULL },
+	{ "aia", IRQCHIP_AIA, NULL },
+	{ "plic", IRQCHIP_PLIC, NULL },
+	{ "kernel-plic", IRQCHIP_KERNEL_PLIC, NULL },
+	{ NULL, 0, NULL },
 };
 
 static const struct cli_choice transports[] = {
-	{ "pci", VIRTIO_TRANSPORT_PCI, true },
-	{ "mmio", VIRTIO_TRANSPORT_MMIO, true },
-	{ "pci-legacy", -1, true },
-	{ "mmio-legacy", -1, true },
-	{ NULL, 0, false },
+	{ "pci", VIRTIO_TRANSPORT_PCI, NULL },
+	{ "mmio", VIRTIO_TRANSPORT_MMIO, NULL },
+	{ "pci-legacy", 0, MODERN_ONLY },
+	{ "mmio-legacy", 0, MODERN_ONLY },
+	{ NULL, 0, NULL },
 };
 
 static const struct cli_choice loglevels[] = {
-	{ "error", LOG_ERR, true }, { "warning", LOG_WARN, true },
-	{ "info", LOG_INFO, true }, { "debug", LOG_DEBUG, true },
-	{ NULL, 0, false },
+	{ "error", LOG_ERR, NULL }, { "warning", LOG_WARN, NULL },
+	{ "info", LOG_INFO, NULL }, { "debug", LOG_DEBUG, NULL },
+	{ NULL, 0, NULL },
 };
 
-static int set_console(struct opt_parser *p, const struct opt *o,
-		       const char *arg)
-{
-	struct cli_run *r = p->ctx;
-	const struct cli_choice *c = choose(r, o, consoles, arg);
+/* The enums the choices go into are stored as int. */
+_Static_assert(sizeof(enum console_type) == sizeof(int) &&
+		       sizeof(enum irqchip_choice) == sizeof(int) &&
+		       sizeof(enum virtio_transport) == sizeof(int),
+	       "a choice is stored through an int");
 
-	if (!c)
-		return -EINVAL;
-	r->cfg->console = c->value;
-	return 0;
-}
-
-static int set_irqchip(struct opt_parser *p, const struct opt *o,
-		       const char *arg)
-{
-	struct cli_run *r = p->ctx;
-	const struct cli_choice *c = choose(r, o, irqchips, arg);
-
-	if (!c)
-		return -EINVAL;
-	r->cfg->irqchip = c->value;
-	return 0;
-}
-
-static int set_transport(struct opt_parser *p, const struct opt *o,
-			 const char *arg)
-{
-	struct cli_run *r = p->ctx;
-	const struct cli_choice *c = choose(r, o, transports, arg);
-
-	if (!c)
-		return -EINVAL;
-	if (c->value < 0)
-		return cli_err(
-			r,
-			"--%s %s is not supported: lkvm has modern virtio only",
-			o->name, arg);
-	r->cfg->transport = c->value;
-	return 0;
-}
-
-static int set_legacy(struct opt_parser *p, const struct opt *o,
+/* One of the names in o->data (a cli_choice list), into the int at .field. */
+static int set_choice(struct opt_parser *p, const struct opt *o,
 		      const char *arg)
 {
-	struct cli_run *r = p->ctx;
-
-	return cli_err(r, "--%s is not supported: lkvm has modern virtio only",
-		       o->name);
-}
-
-static int set_loglevel(struct opt_parser *p, const struct opt *o,
-			const char *arg)
-{
-	struct cli_run *r = p->ctx;
-	const struct cli_choice *c = choose(r, o, loglevels, arg);
+	const struct cli_choice *c = choose(p->ctx, o, o->data, arg);
 
 	if (!c)
 		return -EINVAL;
-	r->cfg->loglevel = c->value;
+	*(int *)opt_field(p, o->field) = c->value;
 	return 0;
 }
 
@@ -452,11 +412,12 @@ static const struct opt run_opts[] = {
 	  .why = "lkvm has no framebuffer or display device" },
 	{ OPT("sdl", 0, NULL, opt_set_refused, "Not supported: no framebuffer"),
 	  .why = "lkvm has no framebuffer or display device" },
-	{ OPT("console", 0, "TYPE", set_console,
+	{ OPT("console", 0, "TYPE", set_choice,
 	      "serial (8250 UART, ttyS0), hv (SBI console,\n"
 	      "hvc0) or virtio (virtio-console: hvc0, or hvc1\n"
 	      "if the guest has the SBI hvc driver too)\n"
-	      "(default: serial)") },
+	      "(default: serial)"),
+	  .field = CFG(console), .data = consoles },
 	{ OPT("rng", 0, NULL, set_rng,
 	      "virtio RNG (entropy from the host's getrandom)") },
 	{ OPT("balloon", 0, NULL, opt_set_true,
@@ -476,20 +437,23 @@ static const struct opt run_opts[] = {
 	{ OPT("hugetlbfs", 0, "PATH", opt_set_path,
 	      "Back guest RAM with the hugetlbfs mounted at\nPATH"),
 	  .field = CFG(hugetlbfs) },
-	{ OPT("virtio-transport", 0, "TYPE", set_transport,
+	{ OPT("virtio-transport", 0, "TYPE", set_choice,
 	      "pci (virtio-pci modern behind a PCIe host\n"
 	      "bridge; the default) or mmio (virtio-mmio);\n"
-	      "the legacy transports are not supported") },
-	{ OPT("virtio-legacy", 0, NULL, set_legacy,
-	      "Not supported: lkvm has modern virtio only") },
+	      "the legacy transports are not supported"),
+	  .field = CFG(transport), .data = transports },
+	{ OPT("virtio-legacy", 0, NULL, opt_set_refused,
+	      "Not supported: lkvm has modern virtio only"),
+	  .why = MODERN_ONLY },
 	{ OPT("nodefaults", 0, NULL, opt_set_true,
 	      "Do not put console=... on the kernel command\n"
 	      "line, nor boot ~/.lkvm/default when given no\n"
 	      "root, disk or initrd"),
 	  .field = CFG(nodefaults) },
-	{ OPT("loglevel", 0, "LEVEL", set_loglevel,
+	{ OPT("loglevel", 0, "LEVEL", set_choice,
 	      "error, warning, info or debug\n"
-	      "(default: info)") },
+	      "(default: info)"),
+	  .field = CFG(loglevel), .data = loglevels },
 	{ OPT("no-seccomp", 0, NULL, opt_set_true,
 	      "Run without the seccomp filter (see below)"),
 	  .field = CFG(no_seccomp) },
@@ -587,7 +551,7 @@ static const struct opt run_opts[] = {
 	      "naming whether the host KVM forwards SBI SUSP\n"
 	      "(Linux 6.14+; 6.12 does not)"),
 	  .field = CFG(suspend_seconds), .flag = CFG(set_suspend_seconds) },
-	{ OPT("irqchip", 0, "TYPE", set_irqchip,
+	{ OPT("irqchip", 0, "TYPE", set_choice,
 	      "aia (KVM's in-kernel AIA: APLIC + IMSIC,\n"
 	      "interrupts through irqfd), kernel-plic (KVM's\n"
 	      "in-kernel PLIC, from rvkvm's kernel patches;\n"
@@ -595,7 +559,8 @@ static const struct opt run_opts[] = {
 	      "emulated in lkvm) or auto: aia when the host\n"
 	      "has it and --disable-ssaia is not given, else\n"
 	      "kernel-plic when KVM offers it, else plic\n"
-	      "(default: auto)") },
+	      "(default: auto)"),
+	  .field = CFG(irqchip), .data = irqchips },
 	/* Before "disable-": the longer prefix must match first. */
 	{ OPT("disable-sbi-", 0, NULL, set_disable_sbi,
 	      "Hide SBI extension EXT from the guest"),

@@ -5,6 +5,7 @@
  * settings lists go through the option engine's key tables (lib/opt.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -14,12 +15,11 @@
 #include "vmm/sandbox/sandbox.h"
 
 /* -d's settings after the IMAGE: ,ro ,direct ,raw ,queues=N */
+/* A bare setting: the bool at offset k->kind of the disk_config. */
 static int disk_flag(void *target, const struct opt_key *k, const char *v,
 		     size_t n)
 {
-	struct disk_config *d = target;
-
-	*(k->kind == 0 ? &d->ro : k->kind == 1 ? &d->direct : &d->raw) = true;
+	*(bool *)((char *)target + k->kind) = true;
 	return 0;
 }
 
@@ -41,11 +41,14 @@ static int disk_queues(void *target, const struct opt_key *k, const char *v,
 }
 
 static const struct opt_key disk_keys[] = {
-	{ "ro", false, disk_flag, 0 },
-	{ "direct", false, disk_flag, 1 },
-	{ "raw", false, disk_flag, 2 },
+	{ "ro", false, disk_flag, offsetof(struct disk_config, ro) },
+	{ "direct", false, disk_flag, offsetof(struct disk_config, direct) },
+	{ "raw", false, disk_flag, offsetof(struct disk_config, raw) },
 	{ "queues", true, disk_queues, 0 },
 };
+
+/* Only "queues=N" can be a bad value: its N is named. */
+#define QUEUES_LEN (sizeof("queues=") - 1)
 
 /* The settings of -d arg (after its first comma, at opts), into d. */
 static int set_disk_opts(struct cli_run *r, struct disk_config *d,
@@ -65,7 +68,8 @@ static int set_disk_opts(struct cli_run *r, struct disk_config *d,
 		return cli_err(
 			r,
 			"invalid --disk queues=%.*s in '%s' (expected 1..%d)",
-			(int)(n - 7), bad + 7, arg, CONFIG_MAX_DISK_QUEUES);
+			(int)(n - QUEUES_LEN), bad + QUEUES_LEN, arg,
+			CONFIG_MAX_DISK_QUEUES);
 	if (ret)
 		return cli_err(
 			r,

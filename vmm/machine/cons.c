@@ -124,8 +124,7 @@ void cons_fini(struct cons *c)
 	c->out_fd = -1;
 }
 
-static int cons_virtio_init(void *opaque, struct board_slot *slot,
-			    struct virtio_mmio **transport)
+static int cons_virtio_init(void *opaque, struct board_slot *slot)
 {
 	struct cons *c = opaque;
 	int ret = virtio_console_init(&c->vcon, &slot->res, &c->vm->mem,
@@ -135,7 +134,6 @@ static int cons_virtio_init(void *opaque, struct board_slot *slot,
 		pr_err("cannot set up virtio-console: %s", strerror(-ret));
 		return ret;
 	}
-	*transport = &c->vcon.vm;
 	return 0;
 }
 
@@ -150,6 +148,7 @@ int cons_virtio_up(struct cons *c, struct board *b)
 {
 	const struct board_virtio_dev dev = {
 		.init = cons_virtio_init,
+		.transport = &c->vcon.vm,
 		.destroy = cons_virtio_destroy,
 		.opaque = c,
 	};

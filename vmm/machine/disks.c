@@ -58,8 +58,7 @@ static int disk_engine_up(struct virtio_blk_aio *aio,
 }
 
 /* The image file, its virtio-blk device on slot, its I/O engine. */
-static int disk_init(void *opaque, struct board_slot *slot,
-		     struct virtio_mmio **transport)
+static int disk_init(void *opaque, struct board_slot *slot)
 {
 	const struct disk_attach *a = opaque;
 	const struct disk_config *dc = a->dc;
@@ -91,7 +90,6 @@ static int disk_init(void *opaque, struct board_slot *slot,
 		disk_close(d, d->nr);
 		return ret;
 	}
-	*transport = &blk->vm;
 	return 0;
 }
 
@@ -101,6 +99,7 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 	struct disk_attach a = { .d = d, .dc = dc, .nq = nq };
 	const struct board_virtio_dev dev = {
 		.init = disk_init,
+		.transport = &d->blk[d->nr].vm,
 		.destroy = disk_destroy,
 		.opaque = &a,
 	};

@@ -249,8 +249,7 @@ struct nic_attach {
 };
 
 /* The NIC's virtio-net device on slot, its backend the tap or passt. */
-static int nic_init(void *opaque, struct board_slot *slot,
-		    struct virtio_mmio **transport)
+static int nic_init(void *opaque, struct board_slot *slot)
 {
 	const struct nic_attach *a = opaque;
 	struct nic *nic = a->nic;
@@ -269,7 +268,6 @@ static int nic_init(void *opaque, struct board_slot *slot,
 		pr_err("cannot set up virtio-net: %s", strerror(-ret));
 		return ret;
 	}
-	*transport = &nic->net.vm;
 	return 0;
 }
 
@@ -287,6 +285,7 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 	struct nic_attach a = { .nic = nic, .cfg = cfg };
 	const struct board_virtio_dev dev = {
 		.init = nic_init,
+		.transport = &nic->net.vm,
 		.destroy = nic_destroy,
 		.opaque = &a,
 	};

@@ -16,8 +16,7 @@ struct share_attach {
 	const struct share_config *sc;
 };
 
-static int share_init(void *opaque, struct board_slot *slot,
-		      struct virtio_mmio **transport)
+static int share_init(void *opaque, struct board_slot *slot)
 {
 	const struct share_attach *a = opaque;
 	const struct share_config *sc = a->sc;
@@ -30,7 +29,6 @@ static int share_init(void *opaque, struct board_slot *slot,
 		return ret;
 	}
 	a->p->srv.ro = sc->ro;
-	*transport = &a->p->vm;
 	return 0;
 }
 
@@ -47,6 +45,7 @@ static int share_up(struct shares *s, const struct share_config *sc,
 	struct share_attach a = { .p = &s->dev[s->nr], .sc = sc };
 	const struct board_virtio_dev dev = {
 		.init = share_init,
+		.transport = &a.p->vm,
 		.destroy = share_destroy,
 		.opaque = &a,
 	};
