@@ -804,6 +804,28 @@ static void test_9p(void **state)
 	rmdir(dir);
 }
 
+/* Names that are not setup roots: "" is not ~/.lkvm, "-x" is an option. */
+static void test_bad_root_names(void **state)
+{
+	char home[] = "/tmp/rvkvm-cli-home-XXXXXX", lkvm[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(home));
+	snprintf(lkvm, sizeof(lkvm), "%s/.lkvm", home);
+	assert_int_equal(mkdir(lkvm, 0700), 0);
+	setenv("HOME", home, 1);
+	expect_error(parse("run", "-d", "", "Image"), "invalid --disk ''");
+	expect_error(
+		parse("setup", "--help"),
+		"usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
+	expect_error(
+		parse("setup", "-x"),
+		"usage: lkvm setup NAME (a name for ~/.lkvm/NAME, no '/')");
+	setenv("HOME", "/home/u", 1);
+	rmdir(lkvm);
+	rmdir(home);
+}
+
 /* lkvm sandbox [options] [--] COMMAND [ARGS]; lkvm setup NAME. */
 static void test_sandbox(void **state)
 {
@@ -1519,6 +1541,7 @@ int main(void)
 		cmocka_unit_test(test_disks),
 		cmocka_unit_test(test_io_poll),
 		cmocka_unit_test(test_9p),
+		cmocka_unit_test(test_bad_root_names),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_networks),
 		cmocka_unit_test(test_not_supported_yet),

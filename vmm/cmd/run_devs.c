@@ -138,7 +138,7 @@ static int set_rootfs_dir(struct cli_run *r, const char *arg)
 	int ret;
 
 	if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
-		custom = !strchr(arg, '/') && strlen(arg) < 256 &&
+		custom = sandbox_name_ok(arg) &&
 			 !sandbox_root_path(arg, home, sizeof(home)) &&
 			 !stat(home, &st) && S_ISDIR(st.st_mode);
 		if (!custom)

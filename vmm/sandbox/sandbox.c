@@ -24,8 +24,8 @@ static const char *const root_links[] = {
 
 bool sandbox_name_ok(const char *name)
 {
-	return name[0] && !strchr(name, '/') && strcmp(name, ".") &&
-	       strcmp(name, "..") && strlen(name) < 256;
+	return name[0] && name[0] != '-' && !strchr(name, '/') &&
+	       strcmp(name, ".") && strcmp(name, "..") && strlen(name) < 256;
 }
 
 int sandbox_root_path(const char *name, char *buf, size_t size)

@@ -48,7 +48,10 @@
 /* lkvm sandbox's status when the guest reported none. */
 #define SANDBOX_EXIT_NO_STATUS 125
 
-/* Is name usable as ~/.lkvm/NAME (not empty, no '/', not . or ..)? */
+/*
+ * Is name usable as ~/.lkvm/NAME: not empty, no '/', not . or .., and
+ * not starting with '-' (lkvm setup --help is not a root named --help)?
+ */
 bool sandbox_name_ok(const char *name);
 /* $HOME/.lkvm/NAME into buf: 0, -ENOENT without HOME, -ENAMETOOLONG. */
 int sandbox_root_path(const char *name, char *buf, size_t size);
