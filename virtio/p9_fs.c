@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,39 @@
 #define P9_RESOLVE \
 	(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 #define P9_RHDR 11 /* header + count[4] of Rread/Rreaddir */
+/* Permission bits and the sticky bit: never set-user-ID or set-group-ID. */
+#define P9_MODE_BITS 01777
+
+/* --- descriptors --------------------------------------------------------- */
+
+/*
+ * Descriptors held open by fids (after Tlopen/Tlcreate), counted across
+ * every server of the process: the budget keeps a guest from taking the
+ * descriptors the rest of the VMM needs.
+ */
+static atomic_uint p9_fds_open;
+static unsigned int p9_fds_max = P9_MAX_FIDS;
+
+void p9_set_fd_budget(unsigned int max)
+{
+	p9_fds_max = max;
+}
+
+static bool p9_fd_take(void)
+{
+	unsigned int n = atomic_load(&p9_fds_open);
+
+	do {
+		if (n >= p9_fds_max)
+			return false;
+	} while (!atomic_compare_exchange_weak(&p9_fds_open, &n, n + 1));
+	return true;
+}
+
+static void p9_fd_give(void)
+{
+	atomic_fetch_sub(&p9_fds_open, 1);
+}
 
 /* --- fids ---------------------------------------------------------------- */
 
@@ -50,8 +85,10 @@ static struct p9_fid *fid_new(struct p9_server *s, uint32_t fid)
 
 static void fid_put(struct p9_server *s, struct p9_fid *f)
 {
-	if (f->fd >= 0)
+	if (f->fd >= 0) {
 		close(f->fd);
+		p9_fd_give();
+	}
 	free(f->path);
 	*f = (struct p9_fid){ .fd = -1 };
 	while (s->nr_fids && !s->fids[s->nr_fids - 1].used)
@@ -68,10 +105,19 @@ void p9_server_reset(struct p9_server *s)
 
 int p9_server_init(struct p9_server *s, const char *dir)
 {
+	struct statfs sf;
+
 	*s = (struct p9_server){ .msize = P9_MSIZE_MIN };
 	s->root_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->root_fd < 0)
 		return -errno;
+	if (fstatfs(s->root_fd, &sf)) {
+		int ret = -errno;
+
+		close(s->root_fd);
+		return ret;
+	}
+	s->root_fs_type = (unsigned long)sf.f_type;
 	s->fids = calloc(P9_MAX_FIDS, sizeof(*s->fids));
 	if (!s->fids) {
 		close(s->root_fd);
@@ -90,6 +136,48 @@ void p9_server_destroy(struct p9_server *s)
 	close(s->root_fd);
 }
 
+/* --- file systems -------------------------------------------------------- */
+
+/*
+ * Kernel interfaces that look like files: a process's memory and
+ * environment, the kernel log, tunables.  No share serves them unless
+ * its root is on one (the user shared that file system by name).
+ */
+static bool p9_pseudo_fs(unsigned long type)
+{
+	static const unsigned long types[] = {
+		PROC_SUPER_MAGIC,    SYSFS_MAGIC,
+		DEBUGFS_MAGIC,	     TRACEFS_MAGIC,
+		SECURITYFS_MAGIC,    SELINUX_MAGIC,
+		SMACK_MAGIC,	     CGROUP_SUPER_MAGIC,
+		CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
+		PSTOREFS_MAGIC,	     EFIVARFS_MAGIC,
+		DEVPTS_SUPER_MAGIC,  NSFS_MAGIC,
+		BINFMTFS_MAGIC,	     RDTGROUP_SUPER_MAGIC,
+		ANON_INODE_FS_MAGIC, 0x62656570, /* configfs */
+		0x65735543,			 /* fusectl */
+		0x19800202,			 /* mqueue */
+	};
+
+	for (unsigned int i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (type == types[i])
+			return true;
+	return false;
+}
+
+/* 0 if fd's object may be served, else -EACCES or -errno. */
+static int p9_fs_ok(const struct p9_server *s, int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf))
+		return -errno;
+	if ((unsigned long)sf.f_type == s->root_fs_type ||
+	    !p9_pseudo_fs((unsigned long)sf.f_type))
+		return 0;
+	return -EACCES;
+}
+
 /* --- paths --------------------------------------------------------------- */
 
 /* path (relative to the root), confined; flags get O_NOFOLLOW. */
@@ -98,12 +186,20 @@ static int p9_open(struct p9_server *s, const char *path, int flags,
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
-		.mode = (flags & O_CREAT) ? mode & 07777 : 0,
+		.mode = (flags & O_CREAT) ? mode & P9_MODE_BITS : 0,
 		.resolve = P9_RESOLVE,
 	};
 	long fd = syscall(SYS_openat2, s->root_fd, path, &how, sizeof(how));
+	int ret;
 
-	return fd < 0 ? -errno : (int)fd;
+	if (fd < 0)
+		return -errno;
+	ret = p9_fs_ok(s, (int)fd);
+	if (ret) {
+		close((int)fd);
+		return ret;
+	}
+	return (int)fd;
 }
 
 static int p9_opath(struct p9_server *s, const struct p9_fid *f)
@@ -122,14 +218,14 @@ static bool p9_data_mode(mode_t mode)
  * O_NONBLOCK unless flags asked for it; else closed and -EPERM.  A FIFO
  * would block the server for good, a device node is the host's.
  */
-static int p9_data_fd(int fd, int flags)
+static int p9_data_fd(const struct p9_server *s, int fd, int flags)
 {
 	struct stat st;
 	int fl;
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) || !p9_data_mode(st.st_mode) ||
+	if (p9_fs_ok(s, fd) || fstat(fd, &st) || !p9_data_mode(st.st_mode) ||
 	    (!(flags & O_NONBLOCK) &&
 	     ((fl = fcntl(fd, F_GETFL)) < 0 ||
 	      fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))) {
@@ -151,7 +247,7 @@ static int p9_open_data(struct p9_server *s, const char *path, int flags)
 		return ret;
 	if (!p9_data_mode(st.st_mode))
 		return S_ISLNK(st.st_mode) ? -ELOOP : -EPERM;
-	return p9_data_fd(p9_open(s, path, flags | O_NONBLOCK, 0), flags);
+	return p9_data_fd(s, p9_open(s, path, flags | O_NONBLOCK, 0), flags);
 }
 
 /* A single component into buf: 0, -EINVAL or -ENAMETOOLONG. */
@@ -411,7 +507,8 @@ static int setattr_mode(int pfd, uint32_t mode)
 	char proc[64];
 	struct stat st;
 
-	if (!syscall(__NR_fchmodat2, pfd, "", mode & 07777, AT_EMPTY_PATH))
+	if (!syscall(__NR_fchmodat2, pfd, "", mode & P9_MODE_BITS,
+		     AT_EMPTY_PATH))
 		return 0;
 	if (errno != ENOSYS)
 		return -errno;
@@ -422,7 +519,7 @@ static int setattr_mode(int pfd, uint32_t mode)
 		return -EOPNOTSUPP;
 	/* Before Linux 6.6: through the descriptor's /proc link. */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-	return chmod(proc, mode & 07777) ? -errno : 0;
+	return chmod(proc, mode & P9_MODE_BITS) ? -errno : 0;
 }
 
 static int setattr_size(struct p9_server *s, const struct p9_fid *f,
@@ -452,6 +549,34 @@ static void setattr_time(struct timespec *t, uint32_t valid, uint32_t now,
 	}
 }
 
+/*
+ * Ownership changes grant nothing: the owner stays the owner (even when
+ * lkvm runs as root), and the group becomes lkvm's own or stays as it
+ * is, never another group lkvm's user happens to be in.
+ */
+static int setattr_owner(int pfd, const struct p9_req *r)
+{
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+	struct stat st;
+
+	if (fstat(pfd, &st))
+		return -errno;
+	if ((r->valid & P9_SETATTR_UID) && r->uid != st.st_uid)
+		return -EPERM;
+	if (r->valid & P9_SETATTR_GID) {
+		if (r->gid != st.st_gid && r->gid != getegid())
+			return -EPERM;
+		gid = r->gid;
+	}
+	if (gid == (gid_t)-1 || gid == st.st_gid)
+		return 0;
+	return fchownat(pfd, "", uid, gid,
+			AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) ?
+		       -errno :
+		       0;
+}
+
 static int setattr_fd(int pfd, const struct p9_req *r)
 {
 	struct timespec ts[2];
@@ -459,12 +584,11 @@ static int setattr_fd(int pfd, const struct p9_req *r)
 
 	if (ret)
 		return ret;
-	if ((r->valid & (P9_SETATTR_UID | P9_SETATTR_GID)) &&
-	    fchownat(pfd, "",
-		     (r->valid & P9_SETATTR_UID) ? r->uid : (uint32_t)-1,
-		     (r->valid & P9_SETATTR_GID) ? r->gid : (uint32_t)-1,
-		     AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW))
-		return -errno;
+	if (r->valid & (P9_SETATTR_UID | P9_SETATTR_GID)) {
+		ret = setattr_owner(pfd, r);
+		if (ret)
+			return ret;
+	}
 	setattr_time(&ts[0], r->valid, P9_SETATTR_ATIME, P9_SETATTR_ATIME_SET,
 		     r->atime_sec, r->atime_nsec);
 	setattr_time(&ts[1], r->valid, P9_SETATTR_MTIME, P9_SETATTR_MTIME_SET,
@@ -571,16 +695,21 @@ static int p9_oflags(uint32_t fl)
 	return flags;
 }
 
+/* fd (or -errno) becomes f's; its descriptor budget was taken. */
 static int reply_open(struct p9_fid *f, int fd, struct p9_out *o)
 {
 	struct stat st;
 	struct p9_qid q;
 
-	if (fstat(fd, &st)) {
+	if (fd >= 0 && fstat(fd, &st)) {
 		int ret = -errno;
 
 		close(fd);
-		return ret;
+		fd = ret;
+	}
+	if (fd < 0) {
+		p9_fd_give();
+		return fd;
 	}
 	f->fd = fd;
 	p9_qid_of(&st, &q);
@@ -599,9 +728,9 @@ static int op_lopen(struct p9_server *s, const struct p9_req *r,
 		return -EBADF;
 	if (f->fd >= 0)
 		return -EBUSY;
+	if (!p9_fd_take())
+		return -EMFILE;
 	fd = p9_open_data(s, f->path, p9_oflags(r->flags) & ~O_EXCL);
-	if (fd < 0)
-		return fd;
 	return reply_open(f, fd, o);
 }
 
@@ -634,9 +763,10 @@ static int op_lcreate(struct p9_server *s, const struct p9_req *r,
 	if (dfd < 0)
 		return dfd;
 	path = p9_join(f->path, name);
-	if (!path) {
+	if (!path || !p9_fd_take()) {
 		close(dfd);
-		return -ENAMETOOLONG;
+		free(path);
+		return path ? -EMFILE : -ENAMETOOLONG;
 	}
 	flags = (p9_oflags(r->flags) & ~O_DIRECTORY) | O_CREAT | O_NOFOLLOW |
 		O_CLOEXEC;
@@ -647,16 +777,17 @@ static int op_lcreate(struct p9_server *s, const struct p9_req *r,
 		     S_ISLNK(st.st_mode) ? -ELOOP :
 					   -EPERM;
 	} else {
-		fd = openat(dfd, name, flags | O_NONBLOCK, r->mode & 07777);
-		fd = fd < 0 ? -errno : p9_data_fd(fd, flags);
+		fd = openat(dfd, name, flags | O_NONBLOCK,
+			    r->mode & P9_MODE_BITS);
+		fd = fd < 0 ? -errno : p9_data_fd(s, fd, flags);
 	}
 	close(dfd);
-	if (fd < 0) {
+	if (fd >= 0) {
+		free(f->path);
+		f->path = path;
+	} else {
 		free(path);
-		return fd;
 	}
-	free(f->path);
-	f->path = path;
 	return reply_open(f, fd, o);
 }
 
@@ -816,8 +947,9 @@ static int op_mkdir(struct p9_server *s, const struct p9_req *r,
 
 	if (dfd < 0)
 		return dfd;
-	ret = mkdirat(dfd, name, r->mode & 07777) ? -errno :
-						    reply_qid_at(dfd, name, o);
+	ret = mkdirat(dfd, name, r->mode & P9_MODE_BITS) ?
+		      -errno :
+		      reply_qid_at(dfd, name, o);
 	close(dfd);
 	return ret;
 }
@@ -852,7 +984,7 @@ static int op_mknod(struct p9_server *s, const struct p9_req *r,
 	dfd = dir_and_name(s, r->dfid, &r->name, name);
 	if (dfd < 0)
 		return dfd;
-	ret = mknodat(dfd, name, type | (r->mode & 07777), 0) ?
+	ret = mknodat(dfd, name, type | (r->mode & P9_MODE_BITS), 0) ?
 		      -errno :
 		      reply_qid_at(dfd, name, o);
 	close(dfd);

@@ -27,8 +27,21 @@
  * share's files are not locked on the host).  Device nodes cannot be
  * created (EPERM).  A read-only server (ro) answers every request that
  * would change the share (create, write, open for writing or truncation,
- * setattr, link, rename, remove) with EROFS.  The server acts with the host process's own
- * credentials: the uid and gid a client asks for on create are ignored.
+ * setattr, link, rename, remove) with EROFS.  The server acts with the
+ * host process's own credentials: the uid and gid a client asks for on
+ * create are ignored.
+ *
+ * Nothing the guest does grants a privilege on the host: modes it sets
+ * (create, mkdir, mknod, setattr) lose the set-user-ID and set-group-ID
+ * bits (the sticky bit stays); Tsetattr may not change a file's owner
+ * (EPERM unless the uid is the owner's already, root or not) and may set
+ * its group only to the VMM's own (EPERM for any other group the VMM's
+ * user belongs to).  Objects on kernel pseudo file systems (procfs,
+ * sysfs, debugfs, tracefs, securityfs, cgroup, bpf, devpts, ...) are
+ * refused with EACCES wherever they are met, unless the share's root is
+ * on one.  Descriptors held by open fids are budgeted across all servers
+ * of the process (p9_set_fd_budget()): past it Tlopen and Tlcreate get
+ * EMFILE, and the rest of the VMM keeps the descriptors it needs.
  */
 #ifndef RVKVM_P9_FS_H
 #define RVKVM_P9_FS_H
@@ -55,11 +68,18 @@ struct p9_fid {
 struct p9_server {
 	int root_fd; /* O_PATH | O_DIRECTORY */
 	uint32_t msize;
-	unsigned int nr_fids;	/* slots in use or used: [0, nr_fids) */
-	struct p9_fid *fids;	/* P9_MAX_FIDS */
-	uint64_t requests[256]; /* by message type, for --debug */
-	bool ro;		/* refuse every change with EROFS */
+	unsigned int nr_fids;	    /* slots in use or used: [0, nr_fids) */
+	struct p9_fid *fids;	    /* P9_MAX_FIDS */
+	uint64_t requests[256];	    /* by message type, for --debug */
+	bool ro;		    /* refuse every change with EROFS */
+	unsigned long root_fs_type; /* statfs f_type of the root */
 };
+
+/*
+ * At most max descriptors held open by fids of all servers together
+ * (default P9_MAX_FIDS); set before any server runs.
+ */
+void p9_set_fd_budget(unsigned int max);
 
 /* Serve dir (opened here): 0 or -errno (-ENOTDIR, -ENOENT, ...). */
 int p9_server_init(struct p9_server *s, const char *dir);

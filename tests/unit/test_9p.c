@@ -697,6 +697,155 @@ static void test_fifo_not_opened(void **state)
 	server_down(&s);
 }
 
+static int t_setattr(struct p9_server *s, uint32_t fid, uint32_t valid,
+		     uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	struct msg m;
+
+	m_start(&m, P9_TSETATTR);
+	m_put(&m, fid, 4);
+	m_put(&m, valid, 4);
+	m_put(&m, mode, 4);
+	m_put(&m, uid, 4);
+	m_put(&m, gid, 4);
+	m_put(&m, 0, 8);
+	m_put(&m, 0, 32);
+	return rpc_err(s, &m);
+}
+
+static mode_t share_mode(const char *name)
+{
+	char p[400];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", share, name);
+	assert_int_equal(lstat(p, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* No mode a guest sets keeps set-user-ID or set-group-ID; sticky stays. */
+static void test_no_set_id_bits(void **state)
+{
+	static const char *const none[] = { NULL };
+	struct p9_server s;
+	struct msg m;
+
+	(void)state;
+	server_up(&s);
+	assert_int_equal(t_walk(&s, 1, 2, none), 0);
+	m_start(&m, P9_TLCREATE);
+	m_put(&m, 2, 4);
+	m_str(&m, "suid");
+	m_put(&m, O_RDWR, 4);
+	m_put(&m, 04755, 4);
+	m_put(&m, 0, 4);
+	assert_int_equal(rpc(&s, &m), P9_TLCREATE + 1);
+	assert_int_equal(share_mode("suid"), 0755);
+	m_start(&m, P9_TMKDIR);
+	m_put(&m, 1, 4);
+	m_str(&m, "sgid-dir");
+	m_put(&m, 03775, 4);
+	m_put(&m, 0, 4);
+	assert_int_equal(rpc(&s, &m), P9_TMKDIR + 1);
+	assert_int_equal(share_mode("sgid-dir") & 07000, 01000);
+	m_start(&m, P9_TMKNOD);
+	m_put(&m, 1, 4);
+	m_str(&m, "node");
+	m_put(&m, S_IFREG | 06755, 4);
+	m_put(&m, 0, 12);
+	assert_int_equal(rpc(&s, &m), P9_TMKNOD + 1);
+	assert_int_equal(share_mode("node"), 0755);
+	assert_int_equal(t_setattr(&s, 2, P9_SETATTR_MODE, 06755, 0, 0), 0);
+	assert_int_equal(share_mode("suid"), 0755);
+	assert_int_equal(t_setattr(&s, 2, P9_SETATTR_MODE, 01700, 0, 0), 0);
+	assert_int_equal(share_mode("suid"), 01700);
+	server_down(&s);
+}
+
+/* Owner changes grant nothing, whoever runs the server (root here in CI). */
+static void test_owner_changes(void **state)
+{
+	static const char *const hello[] = { "hello.txt", NULL };
+	struct p9_server s;
+	char p[400];
+	struct stat st;
+	uid_t other_gid = getegid() == 27 ? 28 : 27;
+
+	(void)state;
+	server_up(&s);
+	snprintf(p, sizeof(p), "%s/hello.txt", share);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(t_walk(&s, 1, 2, hello), 0);
+	assert_int_equal(t_setattr(&s, 2, P9_SETATTR_UID, 0, st.st_uid + 1, 0),
+			 EPERM);
+	assert_int_equal(t_setattr(&s, 2, P9_SETATTR_GID, 0, 0, other_gid),
+			 EPERM);
+	assert_int_equal(t_setattr(&s, 2, P9_SETATTR_UID | P9_SETATTR_GID, 0,
+				   st.st_uid, getegid()),
+			 0);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_gid, getegid());
+	assert_int_equal(st.st_uid, geteuid());
+	server_down(&s);
+}
+
+/* A share of / does not serve /proc or /sys; a share of /proc does. */
+static void test_pseudo_fs_refused(void **state)
+{
+	static const char *const environ_[] = { "proc", "self", "environ",
+						NULL };
+	static const char *const sys[] = { "sys", "kernel", NULL };
+	static const char *const meminfo[] = { "meminfo", NULL };
+	struct p9_server s;
+
+	(void)state;
+	assert_int_equal(p9_server_init(&s, "/"), 0);
+	s.ro = true;
+	t_version(&s, 65536);
+	t_attach(&s, 1);
+	assert_int_equal(t_walk(&s, 1, 2, environ_), EACCES);
+	assert_int_equal(t_walk(&s, 1, 2, sys), EACCES);
+	assert_int_equal(t_walk(&s, 1, 2, (const char *const[]){ "etc", NULL }),
+			 0);
+	p9_server_destroy(&s);
+	assert_int_equal(p9_server_init(&s, "/proc"), 0);
+	t_version(&s, 65536);
+	t_attach(&s, 1);
+	assert_int_equal(t_walk(&s, 1, 2, meminfo), 0);
+	assert_int_equal(t_lopen(&s, 2, O_RDONLY), 0);
+	p9_server_destroy(&s);
+}
+
+/* Open fids hold descriptors within the process-wide budget. */
+static void test_fd_budget(void **state)
+{
+	static const char *const hello[] = { "hello.txt", NULL };
+	struct p9_server s, t;
+
+	(void)state;
+	server_up(&s);
+	assert_int_equal(p9_server_init(&t, share), 0);
+	t_version(&t, 65536);
+	t_attach(&t, 1);
+	p9_set_fd_budget(3);
+	for (uint32_t fid = 2; fid < 6; fid++) {
+		assert_int_equal(t_walk(&s, 1, fid, hello), 0);
+		assert_int_equal(t_walk(&t, 1, fid, hello), 0);
+	}
+	assert_int_equal(t_lopen(&s, 2, O_RDONLY), 0);
+	assert_int_equal(t_lopen(&s, 3, O_RDONLY), 0);
+	assert_int_equal(t_lopen(&t, 2, O_RDONLY), 0);
+	assert_int_equal(t_lopen(&t, 3, O_RDONLY), EMFILE); /* both count */
+	assert_int_equal(t_lopen(&s, 4, O_RDONLY), EMFILE);
+	assert_int_equal(t_clunk(&s, 2), 0);
+	assert_int_equal(t_lopen(&t, 3, O_RDONLY), 0);
+	p9_server_destroy(&t); /* gives its two back */
+	assert_int_equal(t_lopen(&s, 4, O_RDONLY), 0);
+	assert_int_equal(t_lopen(&s, 5, O_RDONLY), 0);
+	p9_set_fd_budget(P9_MAX_FIDS);
+	server_down(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +859,10 @@ int main(void)
 		cmocka_unit_test(test_fid_bounds),
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_fifo_not_opened),
+		cmocka_unit_test(test_no_set_id_bits),
+		cmocka_unit_test(test_owner_changes),
+		cmocka_unit_test(test_pseudo_fs_refused),
+		cmocka_unit_test(test_fd_budget),
 	};
 
 	return cmocka_run_group_tests_name("9p", tests, NULL, NULL);

@@ -9,13 +9,17 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -229,6 +233,94 @@ static void test_server_answers_and_cleans_up(void **state)
 	ctl_server_stop(&s);
 	assert_int_equal(stat(path, &st), -1);
 	assert_int_equal(ctl_request("g1", &req, &resp), -ENOENT);
+}
+
+/* user + system CPU time of process pid in clock ticks. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	/* after "state": ppid ... utime is the 12th field, stime the 13th */
+	assert_int_equal(
+		sscanf(p + 2,
+		       "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+		       &ut, &st),
+		2);
+	return (long)(ut + st);
+}
+
+/* The child: serve "fds" with every descriptor taken, until told. */
+static void serve_without_fds(int ready, int done)
+{
+	static struct ctl_server s;
+	struct rlimit rl = { 64, 64 };
+	char c = 'r';
+
+	if (ctl_server_start(&s, "fds", echo_handler, (void *)(intptr_t)7))
+		_exit(1);
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		_exit(2);
+	while (open("/dev/null", O_RDONLY) >= 0)
+		;
+	if (errno != EMFILE || write(ready, &c, 1) != 1)
+		_exit(3);
+	while (read(done, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/*
+ * A guest that used up lkvm's descriptors does not lock its user out:
+ * the control thread answers (it used to spin on EMFILE at 100 % CPU
+ * and answer nobody).
+ */
+static void test_out_of_fds_still_answers(void **state)
+{
+	static struct ctl_response resp;
+	struct ctl_request req = { CTL_STATE, 0 };
+	int ready[2], done[2], status;
+	long before;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(ready[0]);
+		close(done[1]);
+		serve_without_fds(ready[1], done[0]);
+	}
+	close(ready[1]);
+	close(done[0]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	before = cpu_ticks(pid);
+	for (int i = 0; i < 3; i++) {
+		memset(&resp, 0, sizeof(resp));
+		assert_int_equal(ctl_request("fds", &req, &resp), 0);
+		assert_string_equal(resp.text, "7 running");
+	}
+	usleep(500 * 1000);
+	/* idle: well under half the 0.5 s (the spinning thread took all) */
+	assert_true(cpu_ticks(pid) - before < sysconf(_SC_CLK_TCK) / 4);
+	close(done[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(ready[0]);
 }
 
 static void test_garbage_request_is_dropped(void **state)
@@ -499,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_parse_state),
 		H(test_server_answers_and_cleans_up),
 		H(test_garbage_request_is_dropped),
+		H(test_out_of_fds_still_answers),
 		H(test_enumerate_removes_stale_sockets),
 		H(test_stale_socket_taken_over),
 		H(test_request_to_stale_socket_removes_it),

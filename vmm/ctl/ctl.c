@@ -2,6 +2,7 @@
 /* The control socket: server thread and client side; see ctl.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,35 @@ static void ctl_serve(struct ctl_server *s, int fd)
 		pr_debug("control socket: send: %s", strerror(errno));
 }
 
+static int ctl_spare(void)
+{
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * The next client, or -1.  With every descriptor taken (EMFILE, ENFILE)
+ * the spare one makes room for it, so that "lkvm stop" still works; with
+ * no spare left the thread waits a while rather than poll again at once.
+ */
+static int ctl_accept(struct ctl_server *s)
+{
+	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
+		return fd;
+	pr_once(LOG_WARN, "control socket: out of file descriptors (%s)",
+		strerror(errno));
+	if (s->spare_fd < 0) {
+		struct pollfd quit = { .fd = s->quit_fd, .events = POLLIN };
+
+		poll(&quit, 1, CTL_BACKOFF_MS);
+		return -1;
+	}
+	close(s->spare_fd);
+	s->spare_fd = -1;
+	return accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+}
+
 static void *ctl_thread(void *arg)
 {
 	struct ctl_server *s = arg;
@@ -167,12 +197,13 @@ static void *ctl_thread(void *arg)
 			return NULL;
 		if (!(pfd[1].revents & POLLIN))
 			continue;
-		fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (ctl_peer_ok(fd))
+		fd = ctl_accept(s);
+		if (fd >= 0 && ctl_peer_ok(fd))
 			ctl_serve(s, fd);
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		if (s->spare_fd < 0)
+			s->spare_fd = ctl_spare();
 	}
 }
 
@@ -221,9 +252,17 @@ int ctl_server_start(struct ctl_server *s, const char *name,
 	s->lfd = -1;
 	s->handler = handler;
 	s->opaque = opaque;
+	s->spare_fd = ctl_spare();
 	s->quit_fd = eventfd(0, EFD_CLOEXEC);
-	if (s->quit_fd < 0)
-		return -errno;
+	if (s->quit_fd < 0 || s->spare_fd < 0) {
+		ret = -errno;
+		pr_err("control socket: %s", strerror(-ret));
+		if (s->quit_fd >= 0)
+			close(s->quit_fd);
+		if (s->spare_fd >= 0)
+			close(s->spare_fd);
+		return ret;
+	}
 	ret = ctl_path_of(s->path, sizeof(s->path), name, true);
 	ret = ret ?: ctl_claim_path(s->path, name);
 	if (ret)
@@ -259,7 +298,9 @@ void ctl_server_stop(struct ctl_server *s)
 		close(s->lfd);
 	if (s->quit_fd >= 0)
 		close(s->quit_fd);
-	s->lfd = s->quit_fd = -1;
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
+	s->lfd = s->quit_fd = s->spare_fd = -1;
 }
 
 /* --- client ------------------------------------------------------------ */

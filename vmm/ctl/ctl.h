@@ -7,7 +7,9 @@
  * clients of its own user (SO_PEERCRED); the commands connect to it
  * (ctl_request) or to every instance (ctl_enumerate), which removes the
  * sockets of lkvm processes that died without removing theirs (connect
- * fails with ECONNREFUSED).
+ * fails with ECONNREFUSED).  The server keeps a spare descriptor, so a
+ * guest that used up the process's descriptors cannot lock its owner
+ * out: the spare is closed to accept the client and opened again.
  */
 #ifndef RVKVM_CTL_H
 #define RVKVM_CTL_H
@@ -21,14 +23,17 @@
 
 #define CTL_DIR ".lkvm"
 #define CTL_SUFFIX ".sock"
+/* Out of descriptors and no spare: the server's pause between tries. */
+#define CTL_BACKOFF_MS 100
 
 /* Handle one request: fill resp->status and resp->text. */
 typedef void ctl_handler_fn(void *opaque, const struct ctl_request *req,
 			    struct ctl_response *resp);
 
 struct ctl_server {
-	int lfd;     /* listening socket; -1: none */
-	int quit_fd; /* eventfd: ends the thread */
+	int lfd;      /* listening socket; -1: none */
+	int quit_fd;  /* eventfd: ends the thread */
+	int spare_fd; /* /dev/null, closed to accept when out of fds */
 	pthread_t thread;
 	bool started;
 	ctl_handler_fn *handler;

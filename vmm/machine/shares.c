@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* 9p share glue; see shares.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "lib/log.h"
 #include "vmm/machine/shares.h"
@@ -60,10 +62,41 @@ static int share_up(struct shares *s, const struct share_config *sc,
 	return 0;
 }
 
+/*
+ * Descriptors kept for the rest of the VMM (vCPUs, eventfds, disks,
+ * sockets, control connections) whatever the guest opens on its shares.
+ */
+#define SHARES_FD_RESERVE 512u
+
+/*
+ * Open 9p fids hold host descriptors: the soft limit goes up to the hard
+ * one, and the shares together may hold what lies above the reserve.
+ */
+static void shares_fd_budget(void)
+{
+	struct rlimit rl;
+	rlim_t max;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < rl.rlim_max && rl.rlim_max != RLIM_INFINITY) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	max = rl.rlim_cur > SHARES_FD_RESERVE ?
+		      rl.rlim_cur - SHARES_FD_RESERVE :
+		      0;
+	p9_set_fd_budget(max > UINT_MAX ? UINT_MAX : (unsigned int)max);
+	pr_debug("9p: at most %llu open files on the shares together",
+		 (unsigned long long)max);
+}
+
 int shares_up(struct shares *s, const struct vm_config *cfg, struct board *b)
 {
 	int ret = 0;
 
+	shares_fd_budget();
 	s->nr = 0;
 	for (unsigned int i = 0; !ret && i < cfg->nr_shares; i++)
 		ret = share_up(s, &cfg->shares[i], b);
