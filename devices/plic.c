@@ -66,10 +66,21 @@ static void plic_update(struct plic *p)
 		int level = plic_best(p, i) != 0;
 
 		if (level != c->level) {
-			c->level = level;
+			__atomic_store_n(&c->level, level, __ATOMIC_RELAXED);
 			irq_line_set(&c->output, level);
 		}
 	}
+}
+
+void plic_resync(struct plic *p, unsigned int ctx)
+{
+	if (ctx >= p->nr_contexts ||
+	    !__atomic_load_n(&p->ctx[ctx].level, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->ctx[ctx].level)
+		irq_line_set(&p->ctx[ctx].output, 1);
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* Gateway: a new input level from the device. */

@@ -43,7 +43,7 @@
 struct plic_context {
 	uint32_t enable[PLIC_WORDS];
 	uint32_t threshold;
-	int level; /* last level driven on 'output' */
+	int level; /* last level driven on 'output' (atomic stores) */
 	struct irq_line output;
 };
 
@@ -77,6 +77,15 @@ struct plic {
 int plic_init(struct plic *p, const struct dev_res *res,
 	      unsigned int nr_contexts, const struct irq_line *outputs);
 void plic_destroy(struct plic *p);
+
+/*
+ * Drives context ctx's output high again if it should be high, whatever
+ * the PLIC drove last: KVM clears a hart's external interrupt when it
+ * resets the vCPU (SBI HSM hart_start) without telling user space, so
+ * the vCPU's thread calls this at its exits.  Cheap while the output is
+ * low (no lock taken).
+ */
+void plic_resync(struct plic *p, unsigned int ctx);
 
 /* Sets the input level of source 'src' (1..PLIC_MAX_SOURCES). */
 void plic_set_irq(struct plic *p, unsigned int src, int level);

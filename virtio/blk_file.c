@@ -330,8 +330,12 @@ static int blk_file_probe(struct virtio_blk_file *f, const char *path)
 	free(buf);
 	if (!format)
 		return 0;
-	pr_err("%s: a %s image; lkvm serves raw images only (qemu-img convert -O raw makes one; ,raw serves these bytes as they are)",
-	       path, format);
+	/*
+	 * The header may be the guest's own, written into a raw disk, with a
+	 * backing file of its choosing that a bare conversion would copy in.
+	 */
+	pr_err("%s: starts like a %s image, and lkvm serves raw images only: if it was a raw disk, its guest may have written that header (',raw' serves it as it is); if it is a %s image, look for a backing file with 'qemu-img info' before converting it",
+	       path, format, format);
 	return -EMEDIUMTYPE;
 }
 

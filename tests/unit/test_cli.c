@@ -376,6 +376,19 @@ static void test_defaults(void **state)
 	res_free(r);
 }
 
+/* A run with the kernel the search found, named on stderr. */
+static struct res *expect_found(struct res *r, const char *kernel)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "lkvm: no -k given: booting %s\n", kernel);
+	assert_int_equal(r->ret, CLI_RUN);
+	assert_string_equal(r->out, "");
+	assert_string_equal(r->err, line);
+	assert_string_equal(r->cfg.kernel, kernel);
+	return r;
+}
+
 /* No -k: kvmtool's search, in its order, from the working directory. */
 static void test_find_kernel(void **state)
 {
@@ -389,22 +402,38 @@ static void test_find_kernel(void **state)
 	assert_int_equal(chdir(dir), 0);
 	expect_error(parse("run", "-i", "initrd"), NO_KERNEL);
 	assert_int_equal(system("mkdir -p arch/riscv/boot/bzImage.d && "
+				"chmod -R go-w arch && "
 				"touch arch/riscv/boot/bzImage"),
 			 0);
-	r = expect_run(parse("run", "-i", "initrd"));
-	assert_string_equal(r->cfg.kernel, "arch/riscv/boot/bzImage");
+	r = expect_found(parse("run", "-i", "initrd"),
+			 "arch/riscv/boot/bzImage");
 	res_free(r);
 	/* ./bzImage comes first; a directory of that name is no kernel. */
 	assert_int_equal(mkdir("bzImage", 0755), 0);
-	r = expect_run(parse("run", "-i", "initrd"));
-	assert_string_equal(r->cfg.kernel, "arch/riscv/boot/bzImage");
+	r = expect_found(parse("run", "-i", "initrd"),
+			 "arch/riscv/boot/bzImage");
 	res_free(r);
 	assert_int_equal(rmdir("bzImage"), 0);
 	f = fopen("bzImage", "w");
 	assert_non_null(f);
 	fclose(f);
-	r = expect_run(parse("run", "-i", "initrd"));
-	assert_string_equal(r->cfg.kernel, "./bzImage");
+	assert_int_equal(chmod("bzImage", 0644), 0);
+	r = expect_found(parse("run", "-i", "initrd"), "./bzImage");
+	res_free(r);
+	/*
+	 * What another user could have put there is not booted: a file
+	 * writable by others, a directory on the way writable by the group.
+	 */
+	assert_int_equal(chmod("bzImage", 0666), 0);
+	r = expect_run_warned(parse("run", "-i", "initrd"));
+	assert_non_null(strstr(r->err, "not booting ./bzImage: another user"));
+	assert_string_equal(r->cfg.kernel, "arch/riscv/boot/bzImage");
+	res_free(r);
+	assert_int_equal(chmod("arch/riscv", 0775), 0);
+	r = parse("run", "-i", "initrd");
+	assert_int_equal(r->ret, -EINVAL);
+	assert_non_null(strstr(r->err, "not booting arch/riscv/boot/bzImage"));
+	assert_non_null(strstr(r->err, "lkvm: error: no kernel given"));
 	res_free(r);
 	/* -k wins over the search. */
 	r = expect_run(parse("run", "-i", "initrd", "-k", "Image"));

@@ -113,6 +113,54 @@ static void image_make(char *path, const void *head, size_t len)
 	close(fd);
 }
 
+/* What virtio_blk_file_open() of path says on stderr, into buf. */
+static void open_message(const char *path, char *buf, size_t size)
+{
+	char tmp[] = "/tmp/rvkvm-test-stderr-XXXXXX";
+	int fd = mkstemp(tmp), saved = dup(2), level = log_level;
+	struct virtio_blk_file f;
+	ssize_t n;
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	log_level = LOG_ERR;
+	assert_int_equal(virtio_blk_file_open(&f, path, true, false),
+			 -EMEDIUMTYPE);
+	fflush(stderr);
+	log_level = level;
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, buf, size - 1, 0);
+	assert_true(n > 0);
+	buf[n] = '\0';
+	close(fd);
+	unlink(tmp);
+}
+
+/*
+ * The refusal does not teach the backing-file trick: a guest can write a
+ * qcow2 header naming a host file into its raw disk, and a bare
+ * "qemu-img convert" would copy that file into the image.
+ */
+static void test_format_refusal_wording(void **state)
+{
+	static const uint8_t qcow2[] = { 'Q', 'F', 'I', 0xfb, 0, 0, 0, 3 };
+	char path[] = "/tmp/rvkvm-test-qcow-XXXXXX";
+	char msg[1024];
+
+	(void)state;
+	image_make(path, qcow2, sizeof(qcow2));
+	open_message(path, msg, sizeof(msg));
+	assert_non_null(strstr(msg, path));
+	assert_non_null(strstr(msg, "its guest may have written that header"));
+	assert_non_null(strstr(msg, "',raw'"));
+	assert_non_null(strstr(msg, "'qemu-img info'"));
+	assert_null(strstr(msg, "convert -O raw"));
+	assert_ptr_equal(strchr(msg, '\n'), msg + strlen(msg) - 1); /* a line */
+	unlink(path);
+}
+
 /* A qcow2 image given as -d is refused, read-only or not, and untouched. */
 static void test_format_refused(void **state)
 {
@@ -181,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_disks_up_queues),
 		cmocka_unit_test(test_format_magic),
 		cmocka_unit_test(test_format_refused),
+		cmocka_unit_test(test_format_refusal_wording),
 		cmocka_unit_test(test_format_small_raw),
 	};
 

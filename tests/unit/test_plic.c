@@ -681,6 +681,36 @@ static void test_reset_idle_no_calls(void **state)
 		assert_int_equal(fx->lines[i].calls, 0);
 }
 
+/*
+ * KVM clears a hart's external interrupt when it resets the vCPU (SBI HSM
+ * hart_start); the PLIC still thinks it drove the line high, and a
+ * pending source would wait until the best source changes.  The vCPU's
+ * resync drives it again; on a low line or a bad context it does nothing.
+ */
+static void test_resync_after_hart_reset(void **state)
+{
+	struct fixture *fx = *state;
+	struct plic *p = &fx->plic;
+
+	plic_resync(p, 0);
+	plic_resync(p, NR_CTX);
+	plic_resync(p, ~0u);
+	assert_int_equal(fx->lines[0].calls, 0);
+	setup_src(p, 1, 1);
+	plic_set_irq(p, 1, 1);
+	assert_int_equal(fx->lines[0].level, 1);
+	fx->lines[0].level = 0; /* the vCPU reset */
+	plic_resync(p, 1);	/* another hart's exit: not this line */
+	assert_int_equal(fx->lines[0].level, 0);
+	plic_resync(p, 0);
+	assert_int_equal(fx->lines[0].level, 1);
+	assert_int_equal(claim(p, 0), 1);
+	assert_int_equal(fx->lines[0].level, 0);
+	plic_resync(p, 0); /* claimed: stays low */
+	assert_int_equal(fx->lines[0].level, 0);
+	assert_int_equal(fx->lines[0].calls, 3);
+}
+
 static void test_output_only_on_change(void **state)
 {
 	struct fixture *fx = *state;
@@ -865,6 +895,7 @@ int main(void)
 		T(test_reset),
 		T(test_reset_idle_no_calls),
 		T(test_output_only_on_change),
+		T(test_resync_after_hart_reset),
 		T(test_threads),
 		T(test_fdt),
 		cmocka_unit_test(test_fdt_one_context),

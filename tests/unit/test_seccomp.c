@@ -2,17 +2,21 @@
 /*
  * The seccomp allow-list builds into a riscv64 filter (every name known
  * to libseccomp for riscv64, every argument check accepted), and the
- * SIGSYS handler's line.  Loading the filter is the e2e case lkvm-opts.
+ * SIGSYS handler's line, and the line for a host kernel without seccomp
+ * filters.  Loading the filter is the e2e case lkvm-opts.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <seccomp.h>
 
+#include "lib/log.h"
 #include "vmm/host/seccomp.h"
 
 static void test_filter_builds_for_riscv64(void **state)
@@ -72,6 +76,52 @@ static void test_dangerous_calls_not_allowed(void **state)
 				fail_msg("%s is allowed", name);
 }
 
+/* seccomp_setup()'s result with the unsupported-kernel hook set to e. */
+static int setup_unsupported(const char *e, char *msg, size_t size)
+{
+	char tmp[] = "/tmp/rvkvm-test-stderr-XXXXXX";
+	int fd = mkstemp(tmp), saved = dup(2), level = log_level, ret;
+	struct vm_config cfg = { 0 };
+	ssize_t n;
+
+	assert_true(fd >= 0 && saved >= 0);
+	setenv(SECCOMP_TEST_UNSUPPORTED_ENV, e, 1);
+	fflush(stderr);
+	dup2(fd, 2);
+	log_level = LOG_ERR;
+	ret = seccomp_setup(&cfg, false, true);
+	fflush(stderr);
+	log_level = level;
+	dup2(saved, 2);
+	close(saved);
+	unsetenv(SECCOMP_TEST_UNSUPPORTED_ENV);
+	n = pread(fd, msg, size - 1, 0);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(tmp);
+	return ret;
+}
+
+/*
+ * A host kernel without seccomp filters: one line that names the cause
+ * and the cure, and a failure (closed, not open).
+ */
+static void test_kernel_without_filters(void **state)
+{
+	static const char *const answers[] = { "EINVAL", "EOPNOTSUPP" };
+	char msg[512];
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		assert_true(setup_unsupported(answers[i], msg, sizeof(msg)) <
+			    0);
+		assert_non_null(strstr(msg, "host kernel cannot filter"));
+		assert_non_null(strstr(msg, "CONFIG_SECCOMP_FILTER"));
+		assert_non_null(strstr(msg, "--no-seccomp"));
+		assert_ptr_equal(strchr(msg, '\n'), msg + strlen(msg) - 1);
+	}
+}
+
 static void test_kill_line(void **state)
 {
 	char buf[128];
@@ -100,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_core_calls_allowed),
 		cmocka_unit_test(test_dangerous_calls_not_allowed),
 		cmocka_unit_test(test_kill_line),
+		cmocka_unit_test(test_kernel_without_filters),
 	};
 
 	return cmocka_run_group_tests_name("seccomp", tests, NULL, NULL);

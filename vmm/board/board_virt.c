@@ -141,17 +141,30 @@ static int board_mmio_attach(struct board *b, const struct dev_res *res,
 	return ret;
 }
 
-static int board_plic_init(void *opaque, const struct dev_res *res)
+static void board_plic_resync(void *opaque, unsigned int hart)
 {
 	struct board *b = opaque;
 
-	return plic_init(&b->plic, res, b->vm->cfg->nr_cpus, b->chip.harts);
+	plic_resync(&b->plic, hart);
+}
+
+static int board_plic_init(void *opaque, const struct dev_res *res)
+{
+	struct board *b = opaque;
+	int ret = plic_init(&b->plic, res, b->vm->cfg->nr_cpus, b->chip.harts);
+
+	if (!ret) {
+		b->vm->ext_resync_opaque = b;
+		b->vm->ext_resync = board_plic_resync;
+	}
+	return ret;
 }
 
 static void board_plic_destroy(void *opaque)
 {
 	struct board *b = opaque;
 
+	b->vm->ext_resync = NULL;
 	plic_destroy(&b->plic);
 }
 
@@ -192,6 +205,7 @@ static void board_aia_params(struct board *b)
 
 static void board_irqchip_down(struct board *b)
 {
+	b->vm->ext_resync = NULL;
 	if (!board_aia(b))
 		plic_destroy(&b->plic);
 }

@@ -143,10 +143,43 @@ static int default_root_finish(struct cli_run *r)
 	return 0;
 }
 
+/* Neither another user's nor writable by one (root's is fine too). */
+static bool stat_trusted(const struct stat *st)
+{
+	return (st->st_uid == geteuid() || st->st_uid == 0) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH)) && !S_ISLNK(st->st_mode);
+}
+
+/*
+ * A relative path nobody else could have changed: the working directory,
+ * every directory on the way and the file itself pass stat_trusted().
+ */
+static bool path_trusted(const char *path)
+{
+	char part[CONFIG_PATH_MAX];
+	struct stat st;
+
+	if (lstat(".", &st) || !stat_trusted(&st))
+		return false;
+	for (const char *p = path;; p++) {
+		p = strchr(p, '/');
+		if (!p)
+			return !lstat(path, &st) && stat_trusted(&st);
+		if ((size_t)(p - path) >= sizeof(part))
+			return false;
+		memcpy(part, path, p - path);
+		part[p - path] = '\0';
+		if (p > path && (lstat(part, &st) || !stat_trusted(&st)))
+			return false;
+	}
+}
+
 /*
  * No -k and no --firmware: kvmtool's search, first a kernel tree's (its
  * bzImage names, kept for scripts that rely on them), then the host's own
- * kernel.  0 with cfg->kernel set, or -ENOENT.
+ * kernel.  A kernel tree's is taken only if no other user could have put
+ * it there (path_trusted()); the kernel chosen is named on stderr.  0
+ * with cfg->kernel set, or -ENOENT.
  */
 static int find_kernel(struct cli_run *r)
 {
@@ -169,10 +202,17 @@ static int find_kernel(struct cli_run *r)
 			continue;
 		snprintf(k, sizeof(r->cfg->found_kernel), "%s%s", where[i],
 			 versioned ? release : "");
-		if (!stat(k, &st) && S_ISREG(st.st_mode)) {
-			r->cfg->kernel = k;
-			return 0;
+		if (stat(k, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (k[0] != '/' && !path_trusted(k)) {
+			fprintf(r->p.err,
+				"lkvm: warning: not booting %s: another user could have put it there (it or a directory on its way is theirs or writable by them)\n",
+				k);
+			continue;
 		}
+		fprintf(r->p.err, "lkvm: no -k given: booting %s\n", k);
+		r->cfg->kernel = k;
+		return 0;
 	}
 	k[0] = '\0';
 	return -ENOENT;

@@ -303,6 +303,32 @@ static int rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
 	return -EINVAL;
 }
 
+/* The test hook's answer: 0, -EINVAL or -EOPNOTSUPP. */
+static int unsupported_injected(void)
+{
+	const char *e = getenv(SECCOMP_TEST_UNSUPPORTED_ENV);
+
+	if (e && !strcmp(e, "EINVAL"))
+		return -EINVAL;
+	if (e && !strcmp(e, "EOPNOTSUPP"))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * What a kernel without seccomp filters (or without TSYNC, Linux 3.17)
+ * answers: fail closed, and say what is missing and how to run anyway.
+ */
+static int seccomp_failed(const char *what, int ret)
+{
+	if (ret == -EINVAL || ret == -EOPNOTSUPP || ret == -ENOSYS)
+		pr_err("seccomp: the host kernel cannot filter system calls (%s: %s): it lacks CONFIG_SECCOMP_FILTER; --no-seccomp runs lkvm without this sandbox",
+		       what, strerror(-ret));
+	else
+		pr_err("seccomp: %s: %s", what, strerror(-ret));
+	return ret;
+}
+
 static int ctx_build(scmp_filter_ctx ctx, bool arch_riscv64)
 {
 	int ret = 0;
@@ -316,11 +342,10 @@ static int ctx_build(scmp_filter_ctx ctx, bool arch_riscv64)
 			return ret;
 		}
 	}
-	ret = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
-	if (ret) {
-		pr_err("seccomp: cannot ask for TSYNC: %s", strerror(-ret));
-		return ret;
-	}
+	ret = unsupported_injected() ?:
+		      seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+	if (ret)
+		return seccomp_failed("cannot ask for TSYNC", ret);
 	for (size_t i = 0; i < NR_ALLOWED; i++) {
 		ret = rule_add(ctx, &allowed[i]);
 		if (ret) {
@@ -370,10 +395,11 @@ int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64)
 	if (!ret && load) {
 		names_resolve();
 		ret = sigsys_install();
-		ret = ret ?: seccomp_load(ctx);
-		if (ret)
-			pr_err("seccomp: cannot load the filter: %s",
-			       strerror(-ret));
+		if (!ret) {
+			ret = seccomp_load(ctx);
+			if (ret)
+				seccomp_failed("cannot load the filter", ret);
+		}
 	}
 	seccomp_release(ctx);
 	return ret;

@@ -20,10 +20,19 @@
 #define SECCOMP_TEST_ENV "LKVM_TEST_SECCOMP_VIOLATION"
 
 /*
+ * Test hook, documented in README.md: set to EINVAL or EOPNOTSUPP, lkvm
+ * acts as if the host kernel had answered so, as one without system call
+ * filtering (CONFIG_SECCOMP_FILTER) does, and fails as it would there.
+ */
+#define SECCOMP_TEST_UNSUPPORTED_ENV "LKVM_TEST_SECCOMP_UNSUPPORTED"
+
+/*
  * Build the filter for @cfg (the native architecture, or riscv64 when
  * @arch_riscv64 is set, for the native unit test) and, if @load, load it
  * into every thread of lkvm.  0, or -errno after one line naming the
- * problem (a system call name unknown to libseccomp, a load failure).
+ * problem (a system call name unknown to libseccomp, a load failure; a
+ * host kernel without system call filtering is named as such, with
+ * --no-seccomp as the way to run without the filter).
  */
 int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64);
 

@@ -488,6 +488,8 @@ static void *cpu_thread(void *arg)
 		}
 		if (!cpu_handle_exit(vcpu))
 			break;
+		if (vm->ext_resync)
+			vm->ext_resync(vm->ext_resync_opaque, vcpu->id);
 	}
 	return NULL;
 }

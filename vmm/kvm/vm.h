@@ -93,6 +93,14 @@ struct vm {
 	struct vm_pause pause;
 	unsigned long boots; /* reboots so far */
 
+	/*
+	 * A user-space interrupt controller's: each vCPU thread calls it with
+	 * its hart after every exit, to drive its external interrupt again
+	 * (KVM clears it when it resets the vCPU on SBI HSM hart_start).
+	 */
+	void (*ext_resync)(void *opaque, unsigned int hart);
+	void *ext_resync_opaque;
+
 	_Atomic int stop;   /* enum vm_stop */
 	int stop_fd;	    /* eventfd: wakes the main thread */
 	char stop_buf[160]; /* why: the exit line */
