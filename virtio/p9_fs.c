@@ -118,6 +118,7 @@ int p9_server_init(struct p9_server *s, const char *dir)
 		return ret;
 	}
 	s->root_fs_type = (unsigned long)sf.f_type;
+	s->gid = getegid();
 	s->fids = calloc(P9_MAX_FIDS, sizeof(*s->fids));
 	if (!s->fids) {
 		close(s->root_fd);
@@ -554,7 +555,8 @@ static void setattr_time(struct timespec *t, uint32_t valid, uint32_t now,
  * lkvm runs as root), and the group becomes lkvm's own or stays as it
  * is, never another group lkvm's user happens to be in.
  */
-static int setattr_owner(int pfd, const struct p9_req *r)
+static int setattr_owner(const struct p9_server *s, int pfd,
+			 const struct p9_req *r)
 {
 	uid_t uid = (uid_t)-1;
 	gid_t gid = (gid_t)-1;
@@ -565,7 +567,7 @@ static int setattr_owner(int pfd, const struct p9_req *r)
 	if ((r->valid & P9_SETATTR_UID) && r->uid != st.st_uid)
 		return -EPERM;
 	if (r->valid & P9_SETATTR_GID) {
-		if (r->gid != st.st_gid && r->gid != getegid())
+		if (r->gid != st.st_gid && r->gid != s->gid)
 			return -EPERM;
 		gid = r->gid;
 	}
@@ -577,7 +579,8 @@ static int setattr_owner(int pfd, const struct p9_req *r)
 		       0;
 }
 
-static int setattr_fd(int pfd, const struct p9_req *r)
+static int setattr_fd(const struct p9_server *s, int pfd,
+		      const struct p9_req *r)
 {
 	struct timespec ts[2];
 	int ret = (r->valid & P9_SETATTR_MODE) ? setattr_mode(pfd, r->mode) : 0;
@@ -585,7 +588,7 @@ static int setattr_fd(int pfd, const struct p9_req *r)
 	if (ret)
 		return ret;
 	if (r->valid & (P9_SETATTR_UID | P9_SETATTR_GID)) {
-		ret = setattr_owner(pfd, r);
+		ret = setattr_owner(s, pfd, r);
 		if (ret)
 			return ret;
 	}
@@ -617,7 +620,7 @@ static int op_setattr(struct p9_server *s, const struct p9_req *r,
 	pfd = p9_opath(s, f);
 	if (pfd < 0)
 		return pfd;
-	ret = setattr_fd(pfd, r);
+	ret = setattr_fd(s, pfd, r);
 	close(pfd);
 	return ret;
 }

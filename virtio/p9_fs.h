@@ -48,6 +48,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "virtio/p9_wire.h"
 
@@ -73,6 +74,7 @@ struct p9_server {
 	uint64_t requests[256];	    /* by message type, for --debug */
 	bool ro;		    /* refuse every change with EROFS */
 	unsigned long root_fs_type; /* statfs f_type of the root */
+	gid_t gid;		    /* the VMM's own group (at init) */
 };
 
 /*
