@@ -230,6 +230,16 @@ static void pci_bar_write(struct pci_host_dev *d, unsigned int i, uint32_t val)
 	d->bar[i] &= ~(pci_bar_size(d, i) - 1);
 }
 
+/* cfg_lock held: the command register's new value. */
+static void pci_command_write(struct pci_host_dev *d, uint16_t command)
+{
+	bool was = d->command & PCI_COMMAND_MASTER;
+
+	d->command = command;
+	if (was != !!(command & PCI_COMMAND_MASTER) && d->func.ops->bus_master)
+		d->func.ops->bus_master(d->func.opaque, !was);
+}
+
 static void pci_header_write(struct pci_host_dev *d, uint32_t reg, uint32_t val,
 			     uint32_t bytes)
 {
@@ -237,7 +247,7 @@ static void pci_header_write(struct pci_host_dev *d, uint32_t reg, uint32_t val,
 
 	val = (cur & ~bytes) | (val & bytes);
 	if (reg == PCI_COMMAND) {
-		d->command = val & PCI_COMMAND_WRITABLE;
+		pci_command_write(d, val & PCI_COMMAND_WRITABLE);
 		pthread_mutex_lock(&d->host->intx_lock);
 		pci_intx_update(d);
 		pthread_mutex_unlock(&d->host->intx_lock);
@@ -340,7 +350,7 @@ static void pci_host_reset(void *opaque)
 	for (unsigned int n = 0; n < h->nr_devs; n++) {
 		struct pci_host_dev *d = &h->devs[n];
 
-		d->command = 0;
+		pci_command_write(d, 0);
 		d->int_line = 0;
 		memset(d->bar, 0, sizeof(d->bar));
 		pci_bars_update(d);

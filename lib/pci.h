@@ -74,6 +74,14 @@ struct pci_func_ops {
 			  const void *data, unsigned int len);
 	/* Function-level reset (system reset). */
 	void (*reset)(void *opaque);
+	/*
+	 * Optional: Bus Master Enable (PCI_COMMAND_MASTER) changed.  While
+	 * it is clear the function must not access memory (no DMA, no MSI
+	 * writes).  It is clear at power-on (the function starts so) and
+	 * after a reset (called before reset() when it was set).  Called
+	 * with the bridge's configuration lock held.
+	 */
+	void (*bus_master)(void *opaque, bool on);
 };
 
 struct pci_func {

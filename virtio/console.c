@@ -18,40 +18,38 @@ static size_t vcon_output(struct virtio_console *con, const uint8_t *buf,
 	return n < len ? n : len;
 }
 
-/* Skip the bytes of the head chain that an earlier attempt output. */
-static void vcon_tx_skip(struct virtio_console *con, struct virtq_reader *r)
-{
-	uint64_t skip = con->tx_done;
-
-	while (skip) {
-		size_t n = virtq_reader_read(r, con->bounce,
-					     skip < sizeof(con->bounce) ?
-						     skip :
-						     sizeof(con->bounce));
-
-		if (!n)
-			break; /* the guest shortened the chain meanwhile */
-		skip -= n;
-	}
-}
-
 /*
- * Copy a transmit chain's readable bytes to the output, piece by piece.
- * When the output takes only part of a piece, the chain stays in the ring
- * with tx_done recording how far it got (back-pressure).
+ * Copy a transmit chain's readable bytes to the output, piece by piece,
+ * at most the pass's budget.  When the output takes only part of a piece
+ * (back-pressure) or the budget is spent, the chain stays in the ring
+ * with tx_done recording how far it got; the bytes before are stepped
+ * over, not copied again, the next time.
  */
 static int vcon_tx_chain(void *opaque, const struct virtq_chain *chain,
 			 uint32_t *len)
 {
 	struct virtio_console *con = opaque;
 	struct virtq_reader r;
-	size_t n, took;
+	size_t n, took, room;
 
 	virtq_reader_init(&r, chain);
-	vcon_tx_skip(con, &r);
-	while ((n = virtq_reader_read(&r, con->bounce, sizeof(con->bounce)))) {
+	if (virtq_reader_skip(&r, con->tx_done) < con->tx_done)
+		con->tx_done = 0; /* the guest shortened the chain meanwhile */
+	while (virtq_reader_remaining(&r)) {
+		room = VIRTIO_CONSOLE_TX_BUDGET - con->tx_pass;
+		if (!room) {
+			con->tx_more = true;
+			return -EAGAIN;
+		}
+		n = virtq_reader_read(&r, con->bounce,
+				      room < sizeof(con->bounce) ?
+					      room :
+					      sizeof(con->bounce));
+		if (!n)
+			break;
 		took = vcon_output(con, con->bounce, n);
 		con->tx_done += took;
+		con->tx_pass += took;
 		if (took < n)
 			return -EAGAIN;
 	}
@@ -60,13 +58,24 @@ static int vcon_tx_chain(void *opaque, const struct virtq_chain *chain,
 	return 0;
 }
 
+/* One pass over the transmit queue; another later if the budget ran out. */
+static void vcon_tx(struct virtio_console *con)
+{
+	con->tx_pass = 0;
+	con->tx_more = false;
+	virtio_mmio_process(&con->vm, VIRTIO_CONSOLE_TX_QUEUE, &con->chain,
+			    vcon_tx_chain, con);
+	if (con->tx_more)
+		virtio_core_rearm_locked(&con->vm.core,
+					 VIRTIO_CONSOLE_TX_QUEUE);
+}
+
 static void vcon_notify(void *opaque, unsigned int q)
 {
 	struct virtio_console *con = opaque;
 
 	if (q == VIRTIO_CONSOLE_TX_QUEUE)
-		virtio_mmio_process(&con->vm, q, &con->chain, vcon_tx_chain,
-				    con);
+		vcon_tx(con);
 	else if (con->rx_wake)
 		con->rx_wake(con->rx_wake_opaque);
 }
@@ -133,6 +142,8 @@ static void vcon_reset(void *opaque)
 	struct virtio_console *con = opaque;
 
 	con->tx_done = 0;
+	con->tx_pass = 0;
+	con->tx_more = false;
 }
 
 static void vcon_config_read(void *opaque, uint32_t offset, void *data,
@@ -188,6 +199,8 @@ int virtio_console_init(struct virtio_console *con, const struct dev_res *res,
 	con->rx_wake = NULL;
 	con->rx_wake_opaque = NULL;
 	con->tx_done = 0;
+	con->tx_pass = 0;
+	con->tx_more = false;
 	memset(con->config, 0, sizeof(con->config));
 	mmio_data_put(con->config + VIRTIO_CONSOLE_CFG_MAX_NR_PORTS, 4, 1);
 	return virtio_mmio_init(&con->vm, res, mem, irq, &dev);

@@ -11,10 +11,18 @@
  * before the driver has set any status bit (§5.3.4: usable without
  * negotiation); every other config write is logged once and ignored.
  *
- * Transmit: on a notification of queue 1 every available chain's
+ * Transmit: on a notification of queue 1 the available chains'
  * device-readable bytes go to the char output, in order, at most
  * VIRTIO_CONSOLE_TX_PIECE bytes per write() call; device-writable
- * buffers of a transmit chain are ignored.  Each chain is returned with
+ * buffers of a transmit chain are ignored.  One pass outputs at most
+ * VIRTIO_CONSOLE_TX_BUDGET bytes (a chain's length is the guest's choice,
+ * and the output may be dropping: a pass must not hold the I/O thread
+ * and the lock for as long as the guest likes); when the budget is spent
+ * with bytes left the device stops where it got to, as under
+ * back-pressure, and asks the core for another pass later
+ * (virtio_core_rearm_locked(): the I/O thread serves its other devices
+ * first).  Nothing is reordered: the next pass goes on inside the same
+ * chain.  Each chain is returned with
  * used len 0 (the device wrote nothing) once all its bytes were taken.
  * Back-pressure: when the output takes fewer bytes than offered (it is
  * full), the chain stays in the ring, the device remembers how many of
@@ -69,6 +77,8 @@
 #define VIRTIO_CONSOLE_QUEUE_SIZE 256
 /* The largest piece handed to the char output in one call. */
 #define VIRTIO_CONSOLE_TX_PIECE 4096
+/* The most bytes one transmit pass outputs. */
+#define VIRTIO_CONSOLE_TX_BUDGET (64 * 1024)
 
 struct virtio_console {
 	struct virtio_mmio vm;
@@ -79,6 +89,8 @@ struct virtio_console {
 	uint8_t bounce[VIRTIO_CONSOLE_TX_PIECE];    /* used under vm.lock */
 	struct virtq_chain chain; /* scratch, used under vm.lock */
 	uint64_t tx_done;	  /* bytes of the head transmit chain output */
+	uint64_t tx_pass;	  /* bytes output in this pass */
+	bool tx_more;		  /* the pass's budget ran out */
 };
 
 /*

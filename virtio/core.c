@@ -67,8 +67,9 @@ void virtio_core_reset_locked(struct virtio_core *c)
 	c->driver_features = 0;
 	c->features = 0;
 	c->kick_pending = 0;
+	c->again = 0;
 	for (unsigned int q = 0; q < c->dev.num_queues; q++)
-		virtq_reset(&c->queues[q]);
+		virtq_reset(&c->queues[q]); /* keeps the DMA hold */
 	if (c->dev.ops->reset)
 		c->dev.ops->reset(c->dev.opaque);
 	core_update_irq(c);
@@ -77,7 +78,7 @@ void virtio_core_reset_locked(struct virtio_core *c)
 /* May the device process its queues now? */
 static bool core_live(const struct virtio_core *c)
 {
-	return (c->status & VIRTIO_STATUS_DRIVER_OK) &&
+	return (c->status & VIRTIO_STATUS_DRIVER_OK) && !c->dma_off &&
 	       !(c->status &
 		 (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED));
 }
@@ -102,11 +103,34 @@ void virtio_core_kick_locked(struct virtio_core *c, uint32_t q)
 	}
 }
 
+/*
+ * Unlock; without a re-arm hook, first run the passes devices asked for
+ * (virtio_core_rearm_locked()), letting other threads in between.
+ */
+static void core_unlock(struct virtio_core *c)
+{
+	while (c->again) {
+		uint32_t again = c->again;
+
+		c->again = 0;
+		pthread_mutex_unlock(&c->lock);
+		pthread_mutex_lock(&c->lock);
+		for (unsigned int q = 0; q < c->dev.num_queues; q++) {
+			if (!(again & (1u << q)) ||
+			    !virtio_core_queue_live(c, q))
+				continue;
+			c->dev.ops->notify(c->dev.opaque, q);
+			core_check_broken(c);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
 void virtio_core_kick(struct virtio_core *c, unsigned int q)
 {
 	pthread_mutex_lock(&c->lock);
 	virtio_core_kick_locked(c, q);
-	pthread_mutex_unlock(&c->lock);
+	core_unlock(c);
 }
 
 void virtio_core_lock(struct virtio_core *c)
@@ -116,7 +140,49 @@ void virtio_core_lock(struct virtio_core *c)
 
 void virtio_core_unlock(struct virtio_core *c)
 {
-	pthread_mutex_unlock(&c->lock);
+	core_unlock(c);
+}
+
+void virtio_core_set_rearm(struct virtio_core *c, const struct virtio_rearm *r)
+{
+	pthread_mutex_lock(&c->lock);
+	c->rearm = r && r->fn ? *r : (struct virtio_rearm){ 0 };
+	core_unlock(c);
+}
+
+void virtio_core_rearm_locked(struct virtio_core *c, unsigned int q)
+{
+	if (q >= c->dev.num_queues)
+		return;
+	if (c->rearm.fn)
+		c->rearm.fn(c->rearm.opaque, q);
+	else
+		c->again |= 1u << q;
+}
+
+void virtio_core_set_dma_locked(struct virtio_core *c, bool on)
+{
+	uint32_t published = 0;
+
+	if (c->dma_off == !on)
+		return;
+	c->dma_off = !on;
+	for (unsigned int q = 0; q < c->dev.num_queues; q++) {
+		if (!on)
+			virtq_hold(&c->queues[q]);
+		else if (virtq_unhold(&c->queues[q]))
+			published |= 1u << q;
+	}
+	if (!on)
+		return;
+	/* Held completions, then every live queue as if just notified. */
+	for (unsigned int q = 0; q < c->dev.num_queues; q++) {
+		if (!virtio_core_queue_live(c, q))
+			continue;
+		if (published & (1u << q))
+			virtio_core_signal_used(c, q);
+		virtio_core_rearm_locked(c, q);
+	}
 }
 
 struct virtqueue *virtio_core_queue(struct virtio_core *c, unsigned int q)
@@ -375,5 +441,7 @@ int virtio_core_init(struct virtio_core *c, const struct guest_mem *mem,
 
 void virtio_core_destroy(struct virtio_core *c)
 {
+	for (unsigned int q = 0; q < c->dev.num_queues; q++)
+		virtq_reset(&c->queues[q]); /* frees held elements */
 	pthread_mutex_destroy(&c->lock);
 }

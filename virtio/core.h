@@ -22,6 +22,29 @@
  * the device.  Notifications that arrive before DRIVER_OK are remembered
  * and processed when DRIVER_OK is set.
  *
+ * DMA: a transport whose bus can forbid the device to access memory
+ * (virtio-pci: Bus Master Enable clear in the PCI command register) calls
+ * virtio_core_set_dma_locked().  While DMA is off no queue is live (the
+ * device's notify() does not run, work from elsewhere finds the queue
+ * not live), every virtqueue is held (virtq_hold(): nothing popped, no
+ * ring access, chains completed meanwhile kept by the host) and no queue
+ * interrupt goes out.  When it is back the held completions are published
+ * and signalled, and every live queue is processed as if the driver had
+ * notified it: notifications that arrived meanwhile, and work the hold
+ * stopped half-way, go on.  Requests already in flight when DMA goes off
+ * (a disk read in the host kernel, a 9P request being served) finish
+ * their buffers (that transfer began while DMA was allowed) but are
+ * returned to the used ring only once DMA is back.  Drivers quiesce the
+ * device before they clear Bus Master Enable (Linux does), so this
+ * matters only for a hostile or broken guest.  The power-on state is DMA
+ * allowed; virtio-pci turns it off until the driver sets bus mastering.
+ *
+ * Re-arming: a device that stops a pass with work left (a budget) calls
+ * virtio_core_rearm_locked(); the notifier (the VMM's I/O thread, through
+ * virtio_core_set_rearm()) then delivers another notification of that
+ * queue later, after its other work.  Without one the core runs the
+ * queue's notify() again itself, after dropping and retaking the lock.
+ *
  * Interrupts: by default the core keeps an interrupt status (bit 0 used
  * buffers, bit 1 configuration change) and holds its line high while it is
  * non-zero.  A front-end that can send messages instead (MSI-X) installs a
@@ -61,6 +84,16 @@ struct virtio_msi {
 	void *opaque;
 };
 
+/*
+ * Deliver another notification of queue q later, from the notifier's own
+ * loop (e.g. make the queue's ioeventfd readable again).  Called with the
+ * core's lock held: must not call back into the core.
+ */
+struct virtio_rearm {
+	void (*fn)(void *opaque, unsigned int q);
+	void *opaque;
+};
+
 /* Embeddable; fields are private to the core and its front-ends. */
 struct virtio_core {
 	pthread_mutex_t lock;
@@ -76,6 +109,9 @@ struct virtio_core {
 	uint64_t driver_features; /* as written by the driver */
 	uint64_t features;	  /* accepted at FEATURES_OK */
 	uint32_t kick_pending;	  /* queues notified before DRIVER_OK */
+	bool dma_off;		  /* the transport forbids DMA */
+	uint32_t again;		  /* queues to notify again (no rearm hook) */
+	struct virtio_rearm rearm;
 	struct virtqueue queues[VIRTIO_CORE_MAX_QUEUES];
 };
 
@@ -96,6 +132,14 @@ void virtio_core_unlock(struct virtio_core *c);
 /* A driver notification for queue q; takes the lock. */
 void virtio_core_kick(struct virtio_core *c, unsigned int q);
 void virtio_core_kick_locked(struct virtio_core *c, uint32_t q);
+
+/* Install (fn NULL: remove) the re-arm hook; takes the lock. */
+void virtio_core_set_rearm(struct virtio_core *c, const struct virtio_rearm *r);
+/*
+ * Lock held.  The device stopped processing queue q with work left: have
+ * its notify() run again later (see "Re-arming" above).
+ */
+void virtio_core_rearm_locked(struct virtio_core *c, unsigned int q);
 
 /* Lock held.  Queue q, or NULL when q >= num_queues. */
 struct virtqueue *virtio_core_queue(struct virtio_core *c, unsigned int q);
@@ -118,6 +162,9 @@ void virtio_core_signal_used(struct virtio_core *c, unsigned int q);
 void virtio_core_config_changed_locked(struct virtio_core *c);
 
 /* --- for the register front-ends (lock held) --------------------------- */
+
+/* May the device access guest memory (see "DMA" above)? */
+void virtio_core_set_dma_locked(struct virtio_core *c, bool on);
 
 /* Full device reset (status 0, or system reset). */
 void virtio_core_reset_locked(struct virtio_core *c);

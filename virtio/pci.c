@@ -76,9 +76,10 @@ static void vpci_caps(struct virtio_pci *vp)
 
 /* --- MSI-X (core lock held) ------------------------------------------- */
 
+/* Masked, or no bus mastering (an MSI is a memory write): pending. */
 static bool vpci_masked(const struct virtio_pci *vp, unsigned int v)
 {
-	return (vp->msix_ctrl & PCI_MSIX_FLAGS_MASKALL) ||
+	return !vp->bus_master || (vp->msix_ctrl & PCI_MSIX_FLAGS_MASKALL) ||
 	       (vp->table[v].ctrl & PCI_MSIX_ENTRY_MASKED);
 }
 
@@ -616,12 +617,25 @@ static void vpci_reset(void *opaque)
 	virtio_core_unlock(vp->core);
 }
 
+/* The bridge: Bus Master Enable changed (its cfg_lock held). */
+static void vpci_bus_master(void *opaque, bool on)
+{
+	struct virtio_pci *vp = opaque;
+
+	virtio_core_lock(vp->core);
+	vp->bus_master = on;
+	virtio_core_set_dma_locked(vp->core, on);
+	vpci_msix_flush(vp);
+	virtio_core_unlock(vp->core);
+}
+
 static const struct pci_func_ops vpci_ops = {
 	.cfg_read = vpci_cfg_read,
 	.cfg_write = vpci_cfg_write,
 	.bar_read = vpci_bar_read,
 	.bar_write = vpci_bar_write,
 	.reset = vpci_reset,
+	.bus_master = vpci_bus_master,
 };
 
 /* PCI class codes Linux and lspci expect for each device type. */
@@ -671,5 +685,9 @@ int virtio_pci_init(struct virtio_pci *vp, struct virtio_core *core,
 	}
 	vpci_msix_reset(vp);
 	vpci_caps(vp);
+	/* Bus mastering is off at power-on: no DMA until the driver sets it. */
+	virtio_core_lock(core);
+	virtio_core_set_dma_locked(core, false);
+	virtio_core_unlock(core);
 	return 0;
 }

@@ -24,6 +24,12 @@
  * table, which then reads back as NO_VECTOR), never INTx or the ISR.
  * Without a sink, config_msix_vector and queue_msix_vector read NO_VECTOR.
  *
+ * Bus mastering: while Bus Master Enable is clear in the command register
+ * (the power-on state, and after a reset) the device does no DMA: the
+ * core's DMA gate is off (virtio/core.h: queues held, nothing popped or
+ * completed, notifications replayed when it is set) and MSI-X messages
+ * stay pending (the PBA shows them) until it is set again.
+ *
  * Accesses: common configuration fields take their own width (64-bit
  * fields also as two 4-byte halves); the device configuration 1, 2 and 4
  * bytes inside its size; anything else is logged once (reads give 0).
@@ -122,6 +128,7 @@ struct virtio_pci {
 	struct virtio_pci_msix_entry table[VIRTIO_PCI_MSIX_MAX];
 	uint32_t pending; /* PBA */
 	unsigned int msgs_sent;
+	bool bus_master; /* Bus Master Enable, as the bridge reports it */
 };
 
 /*

@@ -21,6 +21,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "virtio/virtqueue.h"
@@ -52,7 +53,11 @@ void virtq_init(struct virtqueue *vq, const struct guest_mem *mem,
 
 void virtq_reset(struct virtqueue *vq)
 {
+	bool held = vq->held;
+
+	free(vq->held_used);
 	virtq_init(vq, vq->mem, vq->num_max);
+	vq->held = held;
 }
 
 /* Host pointer for a whole ring, or NULL: range, gpa and host alignment. */
@@ -101,6 +106,9 @@ int virtq_activate(struct virtqueue *vq)
 	vq->filled = 0;
 	vq->unpoppable = 0;
 	vq->broken = false;
+	free(vq->held_used);
+	vq->held_used = NULL;
+	vq->held_from = 0;
 	vq->ready = true;
 	return 0;
 }
@@ -270,7 +278,7 @@ int virtq_pop(struct virtqueue *vq, struct virtq_chain *chain)
 
 	if (vq->broken)
 		return -EIO;
-	if (!vq->ready)
+	if (!vq->ready || vq->held)
 		return 0;
 	idx = virtq_avail_poll(vq);
 	if (idx == vq->last_avail_idx)
@@ -323,6 +331,13 @@ int virtq_unpop(struct virtqueue *vq, unsigned int n)
 	return 0;
 }
 
+/* Where used element i goes: the ring, or while held the host copy. */
+static uint8_t *virtq_used_elem(const struct virtqueue *vq, uint8_t *ring,
+				uint16_t i)
+{
+	return ring + VIRTQ_USED_ELEM_SIZE * (i & (vq->num - 1));
+}
+
 int virtq_fill(struct virtqueue *vq, uint16_t head, uint32_t len,
 	       unsigned int off)
 {
@@ -334,7 +349,16 @@ int virtq_fill(struct virtqueue *vq, uint16_t head, uint32_t len,
 		return -EIO;
 	if (head >= vq->num || off > vq->filled || off >= vq->num)
 		return -EINVAL;
-	elem = vq->used + 4 + VIRTQ_USED_ELEM_SIZE * (i & (vq->num - 1));
+	if (vq->held && !vq->held_used) {
+		vq->held_used = calloc(vq->num, VIRTQ_USED_ELEM_SIZE);
+		if (!vq->held_used) {
+			pr_once(LOG_ERR, "virtqueue: no memory to hold a "
+					 "used element: chain lost");
+			return -ENOMEM;
+		}
+	}
+	elem = vq->held ? virtq_used_elem(vq, vq->held_used, i) :
+			  virtq_used_elem(vq, vq->used + 4, i);
 	v = htole32(head);
 	memcpy(elem, &v, 4);
 	v = htole32(len);
@@ -355,8 +379,43 @@ int virtq_flush(struct virtqueue *vq, unsigned int n)
 		return 0;
 	vq->filled -= n;
 	vq->used_idx += n;
-	virtq_store16(vq->used + 2, vq->used_idx, __ATOMIC_RELEASE);
+	if (!vq->held)
+		virtq_store16(vq->used + 2, vq->used_idx, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void virtq_hold(struct virtqueue *vq)
+{
+	if (vq->held)
+		return;
+	if (virtq_usable(vq) && vq->filled)
+		virtq_flush(vq, vq->filled);
+	vq->held = true;
+	vq->held_from = vq->used_idx;
+}
+
+unsigned int virtq_unhold(struct virtqueue *vq)
+{
+	uint16_t n = vq->used_idx - vq->held_from;
+	uint16_t end = vq->used_idx + vq->filled;
+
+	if (!vq->held)
+		return 0;
+	vq->held = false;
+	if (!virtq_usable(vq) || !vq->held_used) {
+		n = 0;
+	} else {
+		for (uint16_t i = vq->held_from; i != end; i++)
+			memcpy(virtq_used_elem(vq, vq->used + 4, i),
+			       virtq_used_elem(vq, vq->held_used, i),
+			       VIRTQ_USED_ELEM_SIZE);
+		if (n)
+			virtq_store16(vq->used + 2, vq->used_idx,
+				      __ATOMIC_RELEASE);
+	}
+	free(vq->held_used);
+	vq->held_used = NULL;
+	return n;
 }
 
 int virtq_push(struct virtqueue *vq, uint16_t head, uint32_t len)
@@ -383,7 +442,7 @@ bool virtq_need_notify(struct virtqueue *vq)
 {
 	uint16_t old = vq->signalled_used, new = vq->used_idx, flags, event;
 
-	if (!vq->ready)
+	if (!vq->ready || vq->held)
 		return false;
 	vq->signalled_used = new;
 	atomic_thread_fence(memory_order_seq_cst);
@@ -450,6 +509,22 @@ size_t virtq_reader_read(struct virtq_reader *r, void *buf, size_t len)
 		if (!src)
 			break;
 		memcpy(dst + done, src, n);
+		virtq_iter_advance(&r->it, n);
+		done += n;
+	}
+	return done;
+}
+
+uint64_t virtq_reader_skip(struct virtq_reader *r, uint64_t len)
+{
+	uint64_t done = 0, want;
+	size_t n;
+
+	while (done < len) {
+		want = len - done;
+		if (!virtq_iter_span(&r->it, want < SIZE_MAX ? want : SIZE_MAX,
+				     &n))
+			break;
 		virtq_iter_advance(&r->it, n);
 		done += n;
 	}

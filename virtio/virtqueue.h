@@ -31,6 +31,14 @@
  * holds (-EINVAL, the queue stays usable: that is a host bug, not the
  * guest's).  Devices never write ring memory themselves.
  *
+ * Holding (the transport forbids DMA, e.g. PCI bus mastering is off):
+ * while vq->held the queue touches no ring memory.  virtq_pop() finds
+ * nothing, virtq_need_notify() says no, and the elements of chains
+ * returned meanwhile (chains popped before the hold, still in flight) are
+ * kept in a host copy; virtq_unhold() writes and publishes them, in
+ * order.  The hold belongs to the transport: virtq_reset() keeps it (and
+ * drops the elements kept).
+ *
  * Not thread safe: the owner (the transport's lock) serialises all calls.
  */
 #ifndef RVKVM_VIRTQUEUE_H
@@ -94,6 +102,10 @@ struct virtqueue {
 	 */
 	bool polling;
 	uint8_t *desc, *avail, *used;
+	/* See "Holding" above; held_used: num elements, on the first fill. */
+	bool held;
+	uint16_t held_from; /* used_idx when the hold began */
+	uint8_t *held_used;
 };
 
 /* One non-empty guest buffer of a chain. */
@@ -140,8 +152,24 @@ struct virtq_writer {
 void virtq_init(struct virtqueue *vq, const struct guest_mem *mem,
 		uint32_t num_max);
 
-/* Back to the power-on state (keeps mem and num_max). */
+/*
+ * Back to the power-on state (keeps mem, num_max and the hold; frees the
+ * held elements).
+ */
 void virtq_reset(struct virtqueue *vq);
+
+/*
+ * Start holding (see above).  Elements filled but not flushed yet (none
+ * when the owner holds only between its passes) are published first.
+ */
+void virtq_hold(struct virtqueue *vq);
+
+/*
+ * Stop holding: the elements returned meanwhile go to the used ring and
+ * the published ones become visible with one release store.  Returns how
+ * many were published (then see virtq_need_notify()).
+ */
+unsigned int virtq_unhold(struct virtqueue *vq);
 
 /*
  * QueueReady = 1: check num and the three rings (see above), then start
@@ -182,7 +210,8 @@ int virtq_unpop(struct virtqueue *vq, unsigned int n);
 
 /*
  * Write used element used_idx + off = (head, len = bytes written) without
- * publishing it.  Elements are filled without holes: off may be at most
+ * publishing it (while held: into the host copy; -ENOMEM when it cannot
+ * be allocated).  Elements are filled without holes: off may be at most
  * the number already filled (off < that rewrites an element), and < num.
  * -EIO if not ready or broken, -EINVAL (nothing written) for a bad head
  * or off.
@@ -214,6 +243,8 @@ bool virtq_need_notify(struct virtqueue *vq);
 void virtq_reader_init(struct virtq_reader *r, const struct virtq_chain *c);
 /* Copy up to len bytes out of the readable segments; returns the count. */
 size_t virtq_reader_read(struct virtq_reader *r, void *buf, size_t len);
+/* Step over up to len readable bytes without copying; returns the count. */
+uint64_t virtq_reader_skip(struct virtq_reader *r, uint64_t len);
 uint64_t virtq_reader_remaining(const struct virtq_reader *r);
 
 void virtq_writer_init(struct virtq_writer *w, const struct virtq_chain *c);

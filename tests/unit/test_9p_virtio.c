@@ -4,13 +4,17 @@
  * driver mock: identity, feature and mount tag, a Tversion/Tattach/Twalk/
  * Tlopen/Tread round trip through chains whose request and reply are split
  * over several buffers (as Linux's zero-copy reads are), and chains with
- * no room for a reply.
+ * no room for a reply; the worker thread: a server call that blocks does
+ * not block the notifying thread or the registers, requests complete in
+ * order, and a reset or destroy waits for the request being served.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -32,7 +36,62 @@ struct fx {
 	struct vqm q;
 	struct virtio_9p p9;
 	char dir[64];
+	/* the gate the wrapped server waits at (see gated_serve) */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool gate_closed;
+	unsigned int entered; /* server calls begun */
+	pthread_t server_thread;
 };
+
+static struct fx *gate_fx; /* the server has no opaque of its own */
+
+/* p9_server_handle(), after waiting while the test holds the gate shut. */
+static uint32_t gated_serve(struct p9_server *s, const uint8_t *req,
+			    uint32_t len, uint8_t *resp, uint32_t cap)
+{
+	struct fx *f = gate_fx;
+
+	pthread_mutex_lock(&f->lock);
+	f->entered++;
+	f->server_thread = pthread_self();
+	pthread_cond_broadcast(&f->cond);
+	while (f->gate_closed)
+		pthread_cond_wait(&f->cond, &f->lock);
+	pthread_mutex_unlock(&f->lock);
+	return p9_server_handle(s, req, len, resp, cap);
+}
+
+static void gate(struct fx *f, bool closed)
+{
+	pthread_mutex_lock(&f->lock);
+	f->gate_closed = closed;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Wait (5 s at most) until the server has begun n calls. */
+static void wait_entered(struct fx *f, unsigned int n)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += 5;
+	pthread_mutex_lock(&f->lock);
+	while (f->entered < n &&
+	       pthread_cond_timedwait(&f->cond, &f->lock, &t) == 0)
+		;
+	pthread_mutex_unlock(&f->lock);
+	assert_int_equal(f->entered, n);
+}
+
+/* Wait (5 s at most) for the worker to publish used index n. */
+static void wait_used_idx(struct fx *f, uint16_t n)
+{
+	for (int i = 0; i < 5000 && vqm_used_idx(&f->q) != n; i++)
+		usleep(1000);
+	assert_int_equal(vqm_used_idx(&f->q), n);
+}
 
 static int setup(void **state)
 {
@@ -49,6 +108,9 @@ static int setup(void **state)
 	fputs("0123456789abcdef", file);
 	fclose(file);
 	vqm_init(&f->q, RAM_SIZE, NUM);
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	gate_fx = f;
 	assert_int_equal(virtio_9p_init(&f->p9, &SLOT_RES(0), &f->q.mem, &irq,
 					f->dir, "hostshare"),
 			 0);
@@ -63,6 +125,8 @@ static int teardown(void **state)
 
 	virtio_9p_destroy(&f->p9);
 	vqm_free(&f->q);
+	pthread_mutex_destroy(&f->lock);
+	pthread_cond_destroy(&f->cond);
 	snprintf(path, sizeof(path), "%s/data", f->dir);
 	unlink(path);
 	rmdir(f->dir);
@@ -134,6 +198,7 @@ static uint32_t rpc(struct fx *f, const uint8_t *req, uint32_t len,
 		b[n++] = vqm_buf_new(&f->q, second_wr, true, 0xee);
 	vqm_add(&f->q, b, n);
 	virtio_mmio_kick(&f->p9.vm, 0);
+	wait_used_idx(f, f->q.last_used + 1);
 	assert_true(vqm_get_used(&f->q, &id, &used));
 	if (used > 0)
 		memcpy(reply,
@@ -201,6 +266,136 @@ static void test_no_room_for_reply(void **state)
 	assert_int_equal(reply[7], EOPNOTSUPP);
 }
 
+/* A Tversion chain with room for the reply; its writable buffer. */
+static struct vqm_buf add_tversion(struct fx *f)
+{
+	struct vqm_buf b[2] = { vqm_buf_new(&f->q, sizeof(tversion), false, 0),
+				vqm_buf_new(&f->q, 64, true, 0xee) };
+
+	memcpy(vqm_ptr(&f->q, b[0].gpa, b[0].len), tversion, sizeof(tversion));
+	vqm_add(&f->q, b, 2);
+	return b[1];
+}
+
+/*
+ * The server blocks (a slow host file system): the notification returns
+ * at once, more notifications and register accesses go on, nothing is
+ * completed; once it returns, the requests complete in order, served on
+ * the worker, not on the notifying thread.
+ */
+static void test_worker_blocked_server(void **state)
+{
+	struct fx *f = *state;
+	uint32_t id, len;
+
+	driver_up(f);
+	f->p9.serve = gated_serve;
+	gate(f, true);
+	add_tversion(f);
+	virtio_mmio_kick(&f->p9.vm, 0);
+	wait_entered(f, 1);
+	assert_false(pthread_equal(f->server_thread, pthread_self()));
+	add_tversion(f);
+	virtio_mmio_kick(&f->p9.vm, 0); /* returns: the worker is busy */
+	assert_int_equal(vqm_mmio_rd(&f->p9.vm, VIRTIO_MMIO_STATUS),
+			 ACK | DRV | FOK | DOK);
+	usleep(10000);
+	assert_int_equal(f->entered, 1);
+	assert_int_equal(vqm_used_idx(&f->q), 0);
+	gate(f, false);
+	wait_used_idx(f, 2);
+	assert_int_equal(f->entered, 2);
+	for (uint32_t head = 0; head < 4; head += 2) {
+		assert_true(vqm_get_used(&f->q, &id, &len));
+		assert_int_equal(id, head);
+		assert_int_equal(len, 21);
+	}
+}
+
+struct resetter {
+	struct fx *f;
+	bool done;
+};
+
+static void *do_reset(void *arg)
+{
+	struct resetter *r = arg;
+
+	vqm_mmio_wr(&r->f->p9.vm, VIRTIO_MMIO_STATUS, 0);
+	__atomic_store_n(&r->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * A reset while a request is served waits for it (the server is the
+ * worker's), drops its reply with the rings, and the device works again.
+ */
+static void test_worker_reset_waits(void **state)
+{
+	struct fx *f = *state;
+	struct resetter r = { f, false };
+	struct vqm_buf reply;
+	pthread_t t;
+	uint32_t id, len;
+
+	driver_up(f);
+	f->p9.serve = gated_serve;
+	gate(f, true);
+	reply = add_tversion(f);
+	virtio_mmio_kick(&f->p9.vm, 0);
+	wait_entered(f, 1);
+	assert_int_equal(pthread_create(&t, NULL, do_reset, &r), 0);
+	/* the reset has begun (status 0) and waits for the worker */
+	for (int i = 0; i < 5000 && vqm_mmio_rd(&f->p9.vm, VIRTIO_MMIO_STATUS);
+	     i++)
+		usleep(1000);
+	assert_int_equal(vqm_mmio_rd(&f->p9.vm, VIRTIO_MMIO_STATUS), 0);
+	usleep(10000);
+	assert_false(__atomic_load_n(&r.done, __ATOMIC_SEQ_CST));
+	gate(f, false);
+	pthread_join(t, NULL);
+	assert_true(r.done);
+	assert_int_equal(vqm_used_idx(&f->q), 0); /* dropped with the rings */
+	/* the reply went into the buffer before the reset completed */
+	assert_int_equal(*(uint8_t *)vqm_ptr(&f->q, reply.gpa, 1), 21);
+	vqm_free(&f->q);
+	vqm_init(&f->q, RAM_SIZE, NUM);
+	driver_up(f);
+	add_tversion(f);
+	virtio_mmio_kick(&f->p9.vm, 0);
+	wait_used_idx(f, 1);
+	assert_true(vqm_get_used(&f->q, &id, &len));
+	assert_int_equal(len, 21);
+}
+
+static void *open_gate_later(void *arg)
+{
+	usleep(20000);
+	gate(arg, false);
+	return NULL;
+}
+
+/* Destroy with a request being served: the worker finishes it, joined. */
+static void test_worker_destroy_busy(void **state)
+{
+	struct fx *f = *state;
+	pthread_t t;
+
+	driver_up(f);
+	f->p9.serve = gated_serve;
+	gate(f, true);
+	add_tversion(f);
+	add_tversion(f);
+	virtio_mmio_kick(&f->p9.vm, 0);
+	wait_entered(f, 1);
+	assert_int_equal(pthread_create(&t, NULL, open_gate_later, f), 0);
+	virtio_9p_stop(&f->p9);
+	pthread_join(t, NULL);
+	assert_int_equal(f->entered, 1); /* quit after the request served */
+	assert_int_equal(vqm_used_idx(&f->q), 1);
+	assert_false(f->p9.started);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +405,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_room_for_reply, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_worker_blocked_server,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_reset_waits, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_worker_destroy_busy, setup,
 						teardown),
 	};
 

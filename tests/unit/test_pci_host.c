@@ -26,6 +26,9 @@
 
 struct fake_fn {
 	unsigned int bar_reads, bar_writes, resets;
+	unsigned int bme_calls;
+	bool bme;
+	bool bme_at_reset; /* BME as the function saw it when reset */
 	unsigned int last_bar;
 	uint64_t last_off;
 	uint32_t last_val;
@@ -82,7 +85,18 @@ static void fn_bar_write(void *opaque, unsigned int bar, uint64_t off,
 
 static void fn_reset(void *opaque)
 {
-	((struct fake_fn *)opaque)->resets++;
+	struct fake_fn *f = opaque;
+
+	f->resets++;
+	f->bme_at_reset = f->bme;
+}
+
+static void fn_bus_master(void *opaque, bool on)
+{
+	struct fake_fn *f = opaque;
+
+	f->bme_calls++;
+	f->bme = on;
 }
 
 static const struct pci_func_ops fn_ops = {
@@ -91,6 +105,7 @@ static const struct pci_func_ops fn_ops = {
 	.bar_read = fn_bar_read,
 	.bar_write = fn_bar_write,
 	.reset = fn_reset,
+	.bus_master = fn_bus_master,
 };
 
 static void pin_set(void *opaque, int level)
@@ -478,6 +493,37 @@ static void test_fdt(void **state)
 	assert_null(fdt_getprop(buf, node, "msi-parent", &len));
 }
 
+/*
+ * Bus Master Enable reaches the function on every change (and only then),
+ * whatever the access size; a reset turns it off before the function's
+ * own reset.
+ */
+static void test_bus_master(void **state)
+{
+	struct fx *x = *state;
+	struct fake_fn *f = &x->fn[2];
+
+	cfg_wr(x, 2, PCI_COMMAND, 2, PCI_COMMAND_MEMORY);
+	assert_int_equal(f->bme_calls, 0);
+	cfg_wr(x, 2, PCI_COMMAND, 2, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	assert_int_equal(f->bme_calls, 1);
+	assert_true(f->bme);
+	cfg_wr(x, 2, PCI_COMMAND, 1, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	cfg_wr(x, 2, PCI_COMMAND + 1, 1, 4); /* INTx disable: BME stays */
+	assert_int_equal(f->bme_calls, 1);
+	cfg_wr(x, 2, PCI_COMMAND, 4, PCI_COMMAND_MEMORY); /* dword write */
+	assert_int_equal(f->bme_calls, 2);
+	assert_false(f->bme);
+	assert_int_equal(x->fn[1].bme_calls, 0);
+	cfg_wr(x, 2, PCI_COMMAND, 2, PCI_COMMAND_MASTER);
+	assert_true(f->bme);
+	pci_host_ecam_ops.reset(&x->h);
+	assert_false(f->bme);
+	assert_false(f->bme_at_reset);
+	assert_int_equal(f->bme_calls, 4);
+	assert_int_equal(x->fn[1].bme_calls, 0); /* it was off already */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +545,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_add_refuses, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fdt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bus_master, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,7 +14,7 @@
 
 #define RAM_SIZE (1024 * 1024)
 #define NUM 8
-#define OUT_MAX (64 * 1024)
+#define OUT_MAX (1024 * 1024)
 
 /*
  * Two driver-side queues over one fake guest RAM: rx is the mock that owns
@@ -32,6 +32,7 @@ struct cfx {
 	unsigned int nr_edges;
 	int level; /* after the last edge */
 	unsigned int wakes;
+	unsigned int rearms; /* the core asked for another pass */
 };
 
 /*
@@ -839,6 +840,102 @@ static void test_rx_threaded(void **state)
 	free(t);
 }
 
+static void cfx_rearm(void *opaque, unsigned int q)
+{
+	struct cfx *f = opaque;
+
+	if (q == TXQ)
+		f->rearms++;
+}
+
+/*
+ * A chain of 5 x 64 KiB (the same guest buffer five times, as a guest
+ * may) and a short one after it, with the output taking everything.
+ */
+static uint32_t tx_huge(struct cfx *f, uint16_t *h1, uint16_t *h2)
+{
+	struct vqm_buf b = vqm_buf_new(&f->rx, 64 * 1024, false, 0);
+	struct vqm_buf bufs[5] = { b, b, b, b, b };
+	struct vqm_buf t = ro_buf(f, "tail");
+	uint8_t *p = vqm_ptr(&f->rx, b.gpa, b.len);
+
+	for (unsigned int i = 0; i < b.len; i++)
+		p[i] = i * 13 + i / 251;
+	driver_up(f, V1);
+	*h1 = vqm_add(&f->tx, bufs, 5);
+	*h2 = vqm_add(&f->tx, &t, 1);
+	return 5 * b.len;
+}
+
+static void assert_tx_huge(struct cfx *f, uint32_t len, uint16_t h1,
+			   uint16_t h2)
+{
+	assert_int_equal(f->out_len, len + 4);
+	for (uint32_t i = 0; i < len; i++) {
+		uint32_t j = i % (64 * 1024);
+
+		if (f->out[i] != (uint8_t)(j * 13 + j / 251))
+			fail_msg("byte %u", i);
+	}
+	assert_memory_equal(f->out + len, "tail", 4);
+	assert_used(&f->tx, h1, 0);
+	assert_used(&f->tx, h2, 0);
+}
+
+/*
+ * One notification pass outputs at most VIRTIO_CONSOLE_TX_BUDGET bytes and
+ * asks for another pass (the notifier's re-arm); the passes go on inside
+ * the chain, in order, and the used entries come once all is out.
+ */
+static void test_tx_budget(void **state)
+{
+	struct cfx *f = *state;
+	const struct virtio_rearm r = { cfx_rearm, f };
+	uint16_t h1, h2;
+	uint32_t len = tx_huge(f, &h1, &h2);
+	size_t before;
+	unsigned int passes = 1;
+
+	virtio_core_set_rearm(&f->con.vm.core, &r);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_int_equal(f->out_len, VIRTIO_CONSOLE_TX_BUDGET);
+	assert_int_equal(f->rearms, 1);
+	assert_int_equal(vqm_used_idx(&f->tx), 0);
+	/* the I/O thread delivers the re-armed notification, again and again */
+	while (f->rearms == passes) {
+		before = f->out_len;
+		virtio_mmio_kick(&f->con.vm, TXQ);
+		passes++;
+		assert_true(f->out_len - before <= VIRTIO_CONSOLE_TX_BUDGET);
+		assert_true(passes < 100);
+	}
+	assert_int_equal(passes, (len + 4 + VIRTIO_CONSOLE_TX_BUDGET - 1) /
+					 VIRTIO_CONSOLE_TX_BUDGET);
+	assert_tx_huge(f, len, h1, h2);
+	/* nothing left: no more passes asked for */
+	virtio_mmio_kick(&f->con.vm, TXQ);
+	assert_int_equal(f->rearms, passes - 1);
+}
+
+/*
+ * Without a re-arm hook the core runs the further passes itself, letting
+ * go of the lock between them; back-pressure still stops them.
+ */
+static void test_tx_budget_no_hook(void **state)
+{
+	struct cfx *f = *state;
+	uint16_t h1, h2;
+	uint32_t len = tx_huge(f, &h1, &h2);
+
+	f->out_room = 100000;
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_int_equal(f->out_len, 100000);
+	assert_int_equal(vqm_used_idx(&f->tx), 0);
+	f->out_room = SIZE_MAX;
+	virtio_console_tx_resume(&f->con);
+	assert_tx_huge(f, len, h1, h2);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -867,6 +964,8 @@ int main(void)
 		T(test_rx_avail_overrun),
 		T(test_init_errors),
 		T(test_rx_threaded),
+		T(test_tx_budget),
+		T(test_tx_budget_no_hook),
 	};
 
 	return cmocka_run_group_tests_name("virtio_console", tests, NULL, NULL);

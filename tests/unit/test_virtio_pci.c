@@ -6,7 +6,9 @@
  * access capability, hostile sizes and offsets, and the shared virtio core
  * reaching the same state through virtio-pci and virtio-mmio; MSI-X:
  * the capability, table and PBA, vectors per queue and config, function
- * and vector masks with pending bits.  The device
+ * and vector masks with pending bits; Bus Master Enable: while it is
+ * clear nothing is popped, completed or signalled (MSI-X messages stay
+ * pending), and setting it again processes what was notified.  The device
  * behind it is virtio-rng; its rings come from the driver-side mock.
  */
 #include <stdarg.h>
@@ -62,7 +64,12 @@ static ssize_t source(void *opaque, void *buf, size_t len)
 	return len;
 }
 
-static int setup(void **state)
+static void bme(struct fx *x, bool on)
+{
+	x->vp.func.ops->bus_master(&x->vp, on);
+}
+
+static int setup_nobme(void **state)
 {
 	struct fx *x = calloc(1, sizeof(*x));
 	const struct irq_line irq = { irq_set, x };
@@ -80,15 +87,24 @@ static int setup(void **state)
 	return 0;
 }
 
+/* As the bridge does when the driver sets bus mastering (Linux probe). */
+static int setup(void **state)
+{
+	setup_nobme(state);
+	bme(*state, true);
+	return 0;
+}
+
 static int setup_msix(void **state)
 {
 	struct fx *x;
 	struct virtio_pci_msi_sink sink = { msi_send, NULL };
 
-	setup(state);
+	setup_nobme(state);
 	x = *state;
 	sink.opaque = x;
 	assert_int_equal(virtio_pci_init(&x->vp, &x->rng.vm.core, &sink), 0);
+	bme(x, true);
 	return 0;
 }
 
@@ -464,6 +480,88 @@ static void test_msix_config_vector(void **state)
 	assert_int_equal(x->msg_data, 7);
 }
 
+/*
+ * Bus Master Enable clear while the queue is live: a notified request is
+ * not popped, nothing is written or signalled; set again, it is served.
+ */
+static void test_bus_master_gate(void **state)
+{
+	struct fx *x = *state;
+	uint32_t id, len;
+
+	pci_driver_up(x);
+	rng_request(x);
+	assert_true(vqm_get_used(&x->m, &id, &len));
+	assert_int_equal(x->level, 1);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_ISR_OFF, 1), VIRTIO_INT_VRING);
+
+	bme(x, false);
+	x->next = 0x40;
+	for (int i = 0; i < 3; i++)
+		rng_request(x);
+	assert_int_equal(x->rng.vm.core.queues[0].last_avail_idx, 1);
+	assert_int_equal(vqm_used_idx(&x->m), 1);
+	assert_int_equal(x->level, 0);
+	assert_int_equal(x->next, 0x40); /* the source was not asked */
+
+	bme(x, true);
+	assert_int_equal(x->rng.vm.core.queues[0].last_avail_idx, 4);
+	assert_int_equal(vqm_used_idx(&x->m), 4);
+	assert_int_equal(x->level, 1);
+	for (int i = 0; i < 3; i++) {
+		assert_true(vqm_get_used(&x->m, &id, &len));
+		assert_int_equal(len, 16);
+	}
+}
+
+/* Power-on: no bus mastering until the driver sets it. */
+static void test_bus_master_off_at_power_on(void **state)
+{
+	struct fx *x = *state;
+	uint32_t id, len;
+
+	pci_driver_up(x);
+	assert_int_equal(x->rng.vm.core.status, 0xf);
+	rng_request(x);
+	assert_false(vqm_get_used(&x->m, &id, &len));
+	bme(x, true);
+	assert_true(vqm_get_used(&x->m, &id, &len));
+	assert_int_equal(len, 16);
+	/* a reset keeps the gate: the bridge reports BME, not the core */
+	bme(x, false);
+	bar_wr(x, VIRTIO_PCI_STATUS, 1, 0);
+	assert_true(x->rng.vm.core.dma_off);
+	assert_true(x->rng.vm.core.queues[0].held);
+}
+
+/* An MSI-X message is a memory write: pending while BME is clear. */
+static void test_bus_master_msix(void **state)
+{
+	struct fx *x = *state;
+	uint32_t id, len;
+
+	cfg_wr(x, VIRTIO_PCI_CAP_MSIX + 2, 2, PCI_MSIX_FLAGS_ENABLE);
+	msix_entry(x, 0, 0x28000000, 7, false);
+	msix_entry(x, 1, 0x28001000, 8, false);
+	pci_driver_up(x);
+	bar_wr(x, VIRTIO_PCI_MSIX_CONFIG, 2, 0);
+	bar_wr(x, VIRTIO_PCI_Q_SELECT, 2, 0);
+	bar_wr(x, VIRTIO_PCI_Q_MSIX, 2, 1);
+	bme(x, false);
+	rng_request(x);
+	virtio_core_lock(&x->rng.vm.core);
+	virtio_core_config_changed_locked(&x->rng.vm.core);
+	virtio_core_unlock(&x->rng.vm.core);
+	assert_int_equal(x->msgs, 0);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_PBA, 4), 1);
+	assert_false(vqm_get_used(&x->m, &id, &len));
+	bme(x, true);
+	assert_true(vqm_get_used(&x->m, &id, &len));
+	assert_int_equal(x->msgs, 2); /* the config's, then the queue's */
+	assert_int_equal(x->msg_data, 8);
+	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_PBA, 4), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +585,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_msix_vectors_and_masks,
 						setup_msix, teardown),
 		cmocka_unit_test_setup_teardown(test_msix_config_vector,
+						setup_msix, teardown),
+		cmocka_unit_test_setup_teardown(test_bus_master_gate, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bus_master_gate,
+						setup_msix, teardown),
+		cmocka_unit_test_setup_teardown(test_bus_master_off_at_power_on,
+						setup_nobme, teardown),
+		cmocka_unit_test_setup_teardown(test_bus_master_msix,
 						setup_msix, teardown),
 	};
 

@@ -1181,6 +1181,55 @@ static void test_event_idx_unpop_keeps_avail_event(void **state)
 	assert_int_equal(vqm_avail_event(&f->m), 3);
 }
 
+/*
+ * Held (bus mastering off): nothing popped, no ring access; chains in
+ * flight come back into a host copy and are published, in order, with
+ * their lengths, when the hold ends.
+ */
+static void test_hold(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf b = vqm_buf_new(&f->m, 8, true, 0);
+	uint16_t heads[4];
+	uint32_t id, len;
+
+	activate(f);
+	for (unsigned int i = 0; i < 2; i++)
+		heads[i] = vqm_add(&f->m, &b, 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(virtq_push(&f->vq, heads[0], 1), 0);
+	virtq_hold(&f->vq);
+	heads[2] = vqm_add(&f->m, &b, 1);
+	heads[3] = vqm_add(&f->m, &b, 1);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 0);
+	/* the chain in flight completes: kept, not written */
+	assert_int_equal(virtq_push(&f->vq, heads[1], 5), 0);
+	assert_int_equal(vqm_used_idx(&f->m), 1);
+	assert_false(virtq_need_notify(&f->vq));
+	assert_int_equal(virtq_unhold(&f->vq), 1);
+	assert_int_equal(vqm_used_idx(&f->m), 2);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, heads[0]);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(id, heads[1]);
+	assert_int_equal(len, 5);
+	assert_true(virtq_need_notify(&f->vq));
+	/* what was made available meanwhile pops now */
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(f->c.head, heads[2]);
+	assert_int_equal(virtq_pop(&f->vq, &f->c), 1);
+	assert_int_equal(f->c.head, heads[3]);
+	/* a reset keeps the hold and drops what it kept */
+	virtq_hold(&f->vq);
+	assert_int_equal(virtq_push(&f->vq, heads[2], 0), 0);
+	virtq_reset(&f->vq);
+	assert_true(f->vq.held);
+	assert_null(f->vq.held_used);
+	assert_int_equal(virtq_unhold(&f->vq), 0);
+	assert_int_equal(vqm_used_idx(&f->m), 2);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define TE(fn) cmocka_unit_test_setup_teardown(fn, setup_event, teardown)
 #define TB(fn) cmocka_unit_test_setup_teardown(fn, setup_big, teardown)
@@ -1239,6 +1288,7 @@ int main(void)
 		TE(test_event_idx_batched_flush),
 		T(test_flush_no_interrupt_flag),
 		TE(test_event_idx_unpop_keeps_avail_event),
+		T(test_hold),
 	};
 
 	return cmocka_run_group_tests_name("virtqueue", tests, NULL, NULL);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Virtio notifications: an eventfd per queue, on the I/O thread. */
 #include <errno.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "vmm/machine/ioeventfds.h"
 
 /* On the I/O thread: the guest wrote this queue's index to its notify. */
@@ -17,9 +19,26 @@ static void kicks_handle(void *opaque)
 	virtio_mmio_kick(k->slot->transport, k->q);
 }
 
+/*
+ * The core's re-arm (a device stopped a pass with work left): make the
+ * queue's eventfd readable again, so the I/O thread notifies the queue
+ * once more after its other ready work.  The core's lock is held.
+ */
+static void kicks_rearm(void *opaque, unsigned int q)
+{
+	struct board_slot *slot = opaque;
+	uint64_t one = 1;
+
+	if (q < slot->nr_kicks &&
+	    write(slot->kicks[q].fd, &one, sizeof(one)) < 0)
+		pr_once(LOG_WARN, "virtio: re-arm eventfd: %s",
+			strerror(errno));
+}
+
 static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 {
 	unsigned int nq = slot->transport->core.dev.num_queues;
+	const struct virtio_rearm rearm = { kicks_rearm, slot };
 
 	for (unsigned int q = 0; q < nq; q++) {
 		struct board_kick *k = &slot->kicks[q];
@@ -35,6 +54,7 @@ static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 		if (ret)
 			return ret;
 	}
+	virtio_core_set_rearm(&slot->transport->core, &rearm);
 	return 0;
 }
 
@@ -77,6 +97,8 @@ void kicks_close(struct board *b)
 	for (unsigned int i = 0; i < b->nr_virtio; i++) {
 		struct board_slot *slot = &b->virtio[i];
 
+		if (slot->nr_kicks)
+			virtio_core_set_rearm(&slot->transport->core, NULL);
 		while (slot->nr_kicks) {
 			struct board_kick *k = &slot->kicks[--slot->nr_kicks];
 

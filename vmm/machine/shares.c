@@ -121,7 +121,9 @@ static void share_report(const struct virtio_9p *p)
 void shares_down(struct shares *s)
 {
 	while (s->nr) {
-		share_report(&s->dev[--s->nr]);
+		/* The worker first: it counts the requests it serves. */
+		virtio_9p_stop(&s->dev[--s->nr]);
+		share_report(&s->dev[s->nr]);
 		virtio_9p_destroy(&s->dev[s->nr]);
 	}
 }
