@@ -127,10 +127,11 @@ static const struct sc_rule allowed[] = {
 	/* --debug statistics at exit. */
 	{ "getrusage", SC_ANY },
 	/*
-	 * virtio-9p (I/O thread): the confined 9P2000.L server resolves
-	 * every path with openat2 beneath a share's root and works on
-	 * names with the *at() calls of their directory's descriptor;
-	 * fchmodat2 (falling back to fchmodat) for Tsetattr's mode.
+	 * virtio-9p (a worker thread per share): the confined 9P2000.L
+	 * server resolves every path with openat2 beneath a share's root,
+	 * checks each object's file system (fstatfs) and works on names
+	 * with the *at() calls of their directory's descriptor; fchmodat2
+	 * (falling back to fchmodat) for Tsetattr's mode.
 	 */
 	{ "openat2", SC_ANY },
 	{ "getdents64", SC_ANY },
