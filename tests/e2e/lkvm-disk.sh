@@ -65,7 +65,8 @@ wait $pid
 { printf 'QFI\373\000\000\000\003'; dd if=/dev/zero bs=1k count=63 2>/dev/null; } >/tmp/q.qcow2
 lkvm /tmp/q.log -k Image -m 128 -c 1 -d /tmp/q.qcow2
 t qcow2-refused-status [ $rc -eq 1 ]
-t qcow2-refused-named has "/tmp/q.qcow2: a qcow image" /tmp/q.log
+t qcow2-refused-named has "/tmp/q.qcow2: starts like a qcow image" /tmp/q.log
+t qcow2-refused-no-bare-convert lacks "convert -O raw" /tmp/q.log
 lkvm /tmp/qr.log -k Image -i guest-disk-info.cpio.gz -m 128 -c 1 \
 	-d /tmp/q.qcow2,raw,ro
 t qcow2-as-raw-status [ $rc -eq 0 ]
