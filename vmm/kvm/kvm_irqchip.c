@@ -58,8 +58,7 @@ void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
 	kvm_fd = open(cfg->dev, O_RDWR | O_CLOEXEC);
 	if (kvm_fd >= 0)
 		vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
-	if (vm_fd >= 0 &&
-	    ioctl(vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) > 0) {
+	if (vm_fd >= 0) {
 		h->aia = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_AIA);
 		h->kernel_plic = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_PLIC);
 	}
