@@ -49,7 +49,7 @@ RV_LIBS    := -lfdt -lz -luring -lseccomp
 LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check format-check e2e check run run-host bench clean kvm-selftests passt-root \
+	fuzz fuzz-check format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root \
 	distclean
 
 all: lkvm kernel images
@@ -169,6 +169,10 @@ format-check:
 # check.sh builds what each suite needs (native suites before the kernel).
 check: $(DEPS)
 	@MAKE="$(MAKE)" scripts/check.sh
+
+# The inner loop: format, unit, short fuzz runs, one e2e boot per host kind.
+check-quick: $(DEPS)
+	@MAKE="$(MAKE)" CHECK_QUICK=1 scripts/check.sh format unit fuzz e2e
 
 e2e: $(DEPS)
 	@MAKE="$(MAKE)" scripts/check.sh e2e

@@ -16,7 +16,9 @@ if [ "$1" = session ]; then
 	if [ -x /rvkvm/test ]; then
 		cd /rvkvm
 		./test
-		echo "rvkvm-$role-result: $?"
+		st=$?
+		echo "rvkvm-init: $role done after $(cut -d' ' -f1 /proc/uptime) s"
+		echo "rvkvm-$role-result: $st"
 	else
 		echo "rvkvm-init: shell; 'poweroff' or exit to leave"
 		# cttyhack (run by init, below) made the console our
@@ -63,7 +65,7 @@ done
 hostname "rvkvm-$role"
 ip link set lo up
 
-echo "rvkvm-init: $role up: $(uname -sr), $(grep -c ^processor /proc/cpuinfo) cpu(s)"
+echo "rvkvm-init: $role up after $(cut -d' ' -f1 /proc/uptime) s: $(uname -sr), $(grep -c ^processor /proc/cpuinfo) cpu(s)"
 # The shell gets the console (ttyS0, hvc0) as its controlling tty from
 # cttyhack, which must run as a session leader: init starts it directly.
 session="/init session $role"
@@ -72,6 +74,6 @@ session="/init session $role"
 # stops every process (TERM, then KILL) and asks the kernel.
 cat >/etc/inittab <<EOF
 ::once:$session
-::shutdown:/bin/echo "rvkvm-init: $role going down"
+::shutdown:/bin/sh -c 'echo "rvkvm-init: $role going down after \$(cut -d" " -f1 /proc/uptime) s"'
 EOF
 exec /bin/busybox init

@@ -14,6 +14,10 @@ set -uo pipefail
 cd "$RVKVM_TOP"
 
 suites=${*:-format scripts unit fuzz e2e}
+# make check-quick: fewer fuzz runs, the e2e cases of cases-quick.
+if [ -n "${CHECK_QUICK:-}" ]; then
+	: "${FUZZ_RUNS:=2000}" "${E2E_CASES:=tests/e2e/cases-quick}"
+fi
 # make -n check: MAKEFLAGS' first word holds the one-letter options.
 flags=${MAKEFLAGS:-}
 flags=${flags%% *}
@@ -24,15 +28,25 @@ fi
 
 results=$RVKVM_BUILD/check/results
 logs=$RVKVM_BUILD/check/logs
+timings=$RVKVM_BUILD/check/timings
 rm -rf "$RVKVM_BUILD/check"
 mkdir -p "$logs"
 : >"$results"
+: >"$timings"
 
 # record STATUS NAME [DETAIL]: STATUS is PASS, FAIL or SKIP.  What is not
 # a pass is shown on stderr: collect's stdout is its count.
 record() {
 	echo "$1 $2" >>"$results"
 	[ "$1" = PASS ] || echo "  $1 $2${3:+ ($3)}" >&2
+}
+
+# step_done [NOTE]: stage_done, and the stage's time into $timings as a
+# step of the slowest-steps table.
+step_done() {
+	echo "step $(($(date +%s) - _stage_t0)) ${_stage_name#check: }" \
+		>>"$timings"
+	stage_done "$@"
 }
 
 # Turn "PASS x" / "FAIL x" / "SKIP x" lines of a log into results under
@@ -97,7 +111,7 @@ suite_format() {
 		record FAIL format "$(sed -n 's/^\([^ :]*\.[ch]\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' \
 			"$logs/format.log" | sort -u | wc -l) files differ from clang-format's output, see $logs/format.log"
 	fi
-	stage_done
+	step_done
 }
 
 suite_scripts() {
@@ -115,14 +129,14 @@ suite_scripts() {
 	else
 		record FAIL layers "$(grep -c '^scripts/layers.sh: ' "$logs/layers.log") violations, see $logs/layers.log"
 	fi
-	stage_done
+	step_done
 }
 
 suite_unit() {
 	local t name log nfail
 	stage "check: build unit tests (native, ASan+UBSan)"
 	build unit unit || { stage_done failed; return; }
-	stage_done
+	step_done
 	stage "check: unit tests (native, ASan+UBSan)"
 	for t in "$RVKVM_BUILD"/native/test_*; do
 		[ -x "$t" ] || continue
@@ -136,14 +150,14 @@ suite_unit() {
 			record FAIL "unit/$name" "exit status $rc, see $log"
 		fi
 	done
-	stage_done
+	step_done
 }
 
 suite_fuzz() {
 	local f name corpus runs=${FUZZ_RUNS:-20000}
 	stage "check: build fuzz targets"
 	build fuzz fuzz-check || { stage_done failed; return; }
-	stage_done
+	step_done
 	stage "check: fuzz targets ($runs runs each)"
 	for f in "$RVKVM_BUILD"/fuzz/fuzz_*; do
 		[ -x "$f" ] || continue
@@ -160,7 +174,7 @@ suite_fuzz() {
 			record FAIL "fuzz/$name" "see $logs/fuzz-$name.log"
 		fi
 	done
-	stage_done
+	step_done
 }
 
 # run_case LOG OPTS SCRIPT: one boot of the emulated host; its status.
@@ -174,39 +188,258 @@ run_case() {
 		--test "$script" >"$log" 2>&1
 }
 
+# case_result NAME LOG STATUS: the results of one case: its PASS/FAIL
+# lines, its .post checks, and the case itself (its status, and that it
+# printed any result at all).
+case_result() {
+	local name=$1 log=$2 rc=$3 n
+	n=$(collect "e2e/$name" "$log")
+	if [ -x "tests/e2e/$name.post" ]; then
+		"tests/e2e/$name.post" "$log" >"$logs/e2e-$name.post.log" 2>&1
+		collect "e2e/$name" "$logs/e2e-$name.post.log" >/dev/null
+	fi
+	if [ "$rc" -eq 0 ] && [ "$n" -gt 0 ]; then
+		record PASS "e2e/$name/status"
+	else
+		record FAIL "e2e/$name/status" "status $rc, $(tail -1 "$log"), see $log"
+		# The log stays in the build tree; CI shows only this output.
+		tail -n 25 "$log" | sed 's/^/    | /' >&2
+	fi
+}
+
+# A case boots a host of its own when it needs one (a host disk, a kill
+# at a console line); the others share one boot per batch key: the host
+# kind (--aia) and the --guest-add files (added to every guest image).
+batch_key() {
+	local opts=" $1 " key=plic w prev=
+	case "$opts" in *" --disk "* | *" --kill-on "*) echo alone; return ;; esac
+	case "$opts" in *" --aia "*) key=aia ;; esac
+	for w in $opts; do
+		[ "$prev" = --guest-add ] && key+=" $w"
+		prev=$w
+	done
+	echo "$key"
+}
+
+# batch_lanes NAME...: "NAME LANE" lines for tests/e2e/batch.sh: the
+# --solo cases alone first, the others in two lanes side by side, longest
+# first onto the lane with less work (times from the last run on this
+# machine, $RVKVM_CACHE/e2e-times; 30 s for a case not timed yet), or in
+# one lane, in order, with E2E_LANES=1.
+batch_lanes() {
+	local name
+	for name in "$@"; do
+		if [ -e "$case_dir/$name.solo" ]; then
+			echo "$name solo"
+		else
+			echo "$name $(awk -v n="$name" '$1 == n { t = $2 }
+				END { print t ? t : 30 }' "$RVKVM_CACHE/e2e-times" 2>/dev/null || echo 30)"
+		fi
+	done | awk -v lanes="${E2E_LANES:-2}" '
+		BEGIN { n = 0; a = 0; b = 0 }
+		$2 == "solo" { print; next }
+		lanes == 1 { print $1, "a"; next }
+		{ name[n] = $1; est[n++] = $2 }
+		END {
+			# longest first, each onto the lane with less work
+			for (i = 0; i < n; i++) order[i] = i
+			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
+				if (est[order[j]] > est[order[i]]) {
+					k = order[i]; order[i] = order[j]; order[j] = k }
+			for (i = 0; i < n; i++) {
+				c = order[i]
+				if (a <= b) { print name[c], "a"; a += est[c] }
+				else { print name[c], "b"; b += est[c] }
+			}
+		}'
+}
+
+# batch_opts DIR NAME...: the run-host.sh options for one boot running the
+# cases NAME (read from $cases_opts/NAME, $cases_script/NAME) with
+# tests/e2e/batch.sh; the batch's files are staged in DIR.
+batch_opts() {
+	local dir=$1 name w prev src dest idx nfiles=0 opts
+	local -A file_idx=() guest_tests=() guest_adds=()
+	local aia=
+	shift
+	mkdir -p "$dir/files"
+	batch_lanes "$@" >"$dir/list"
+	echo "${E2E_TIMEOUT:-300}" >"$dir/timeout"
+	for name in "$@"; do
+		cp "$(cat "$case_dir/$name.script")" "$dir/$name.test"
+		: >"$dir/$name.files"
+		prev=
+		for w in $(cat "$case_dir/$name.opts"); do
+			case "$prev" in
+			--add)
+				src=${w%%:*} dest=${w#*:}
+				idx=${file_idx[$src]:-}
+				if [ -z "$idx" ]; then
+					idx=$nfiles
+					nfiles=$((nfiles + 1))
+					file_idx[$src]=$idx
+					cp -a "$src" "$dir/files/$idx"
+				fi
+				echo "$idx ${dest#/rvkvm/}" >>"$dir/$name.files" ;;
+			--guest-test) guest_tests[$w]=1 ;;
+			--guest-add) guest_adds[$w]=1 ;;
+			esac
+			[ "$w" = --aia ] && aia=--aia
+			prev=$w
+		done
+	done
+	opts="$aia --add $dir:/rvkvm/batch --lkvm"
+	for w in "${!guest_tests[@]}"; do opts+=" --guest-test $w"; done
+	for w in "${!guest_adds[@]}"; do opts+=" --guest-add $w"; done
+	echo "$opts"
+}
+
+# split_batch LOG NAME...: each case's part of a batch's console into
+# logs/e2e-NAME.log, its status and time into $case_dir/NAME.{rc,secs}.
+split_batch() {
+	local log=$1
+	shift
+	awk -v dir="$logs" -v cdir="$case_dir" '
+		/^rvkvm-case-begin: / { name = $2; out = dir "/e2e-" name ".log"; next }
+		/^rvkvm-case-end: / {
+			print $3 > (cdir "/" $2 ".rc"); close(cdir "/" $2 ".rc")
+			print $4 > (cdir "/" $2 ".secs"); close(cdir "/" $2 ".secs")
+			close(out); out = ""; next }
+		out != "" { print > out }' "$log"
+}
+
+# run_batch KEY NAME...: one host boot for the cases NAME, their results.
+run_batch() {
+	local key=$1 blog dir opts name rc t0 limit boot
+	shift
+	nbatch=$((${nbatch:-0} + 1))
+	blog=$logs/e2e-batch-$nbatch-${key%% *}.log
+	dir=$RVKVM_BUILD/check/batch
+	rm -rf "$dir"
+	opts=$(batch_opts "$dir" "$@")
+	# A case that hangs is killed in the host after E2E_TIMEOUT; the
+	# host's own limit only catches a host that stops answering.
+	limit=$((120 + $# * ${E2E_TIMEOUT:-300} / 2))
+	stage "check: e2e batch on a ${key%% *} host: $*"
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	scripts/run-host.sh $opts --timeout "$limit" \
+		--test tests/e2e/batch.sh >"$blog" 2>&1
+	rc=$?
+	split_batch "$blog" "$@"
+	# The host's kernel boot (its uptime when the batch began), and the
+	# whole boot's time, cases side by side included.
+	boot=$(sed -n 's/^rvkvm-batch: host up after \([0-9.]*\) s.*/\1/p' "$blog")
+	echo "boot ${boot%.*} host kernel boot, batch $nbatch (${key%% *} host)" \
+		>>"$timings"
+	echo "batch $(($(date +%s) - t0)) batch $nbatch on a ${key%% *} host: $# cases" \
+		>>"$timings"
+	for name in "$@"; do
+		if [ -f "$case_dir/$name.rc" ]; then
+			echo "==> check: e2e $name: done in $(cat "$case_dir/$name.secs") s"
+			case_result "$name" "$logs/e2e-$name.log" \
+				"$(cat "$case_dir/$name.rc")"
+			case_time "$name" "$(cat "$case_dir/$name.secs")"
+		else
+			[ -f "$logs/e2e-$name.log" ] || tail -n 40 "$blog" \
+				>"$logs/e2e-$name.log"
+			case_result "$name" "$logs/e2e-$name.log" \
+				$((rc ? rc : 125))
+		fi
+	done
+	stage_done "batch status $rc, $(($(date +%s) - t0)) s"
+	rm -rf "$dir"
+}
+
+# case_time NAME SECS: the case's time into $timings, split by the
+# "rvkvm-time:" lines of its lkvm runs (tests/e2e/lib.sh): lkvm's own
+# start and stop (measured on the runs whose guest booted once and said
+# when it was done), the guests' kernel boots, and the rest (the test).
+case_time() {
+	awk -v name="$1" -v secs="$2" '
+		/^rvkvm-time: / {
+			runs++; boot += $5
+			if ($7 >= 0) { known++; start += $3 - $7 }
+		}
+		END {
+			printf "case %d e2e/%s (lkvm start+stop %.0f s in %d of %d runs, guest kernel boots %.0f s, test %.0f s)\n",
+				secs, name, start, known, runs, boot, secs - start - boot
+		}' "$logs/e2e-$1.log" >>"$timings"
+}
+
 suite_e2e() {
-	local name script opts log rc n
+	local name script opts key t0
+	local -a keys=()
+	local -A batch=()
 	stage "check: build the kernel and the riscv64 tests"
 	build e2e kernel riscv-tests || { stage_done failed; return; }
-	stage_done
+	step_done
+	case_dir=$RVKVM_BUILD/check/cases
+	mkdir -p "$case_dir"
 	while read -r name rest; do
 		case "$name" in ""|\#*) continue ;; esac
 		script=${rest##* }
 		opts=${rest% *}
-		log=$logs/e2e-$name.log
-		stage "check: e2e $name"
-		run_case "$log" "$opts" "$script"
-		rc=$?
-		n=$(collect "e2e/$name" "$log")
-		if [ -x "tests/e2e/$name.post" ]; then
-			"tests/e2e/$name.post" "$log" >"$logs/e2e-$name.post.log" 2>&1
-			collect "e2e/$name" "$logs/e2e-$name.post.log" >/dev/null
+		# --solo: alone in its host while it runs (it times things).
+		case " $opts " in
+		*" --solo "*) touch "$case_dir/$name.solo"
+			opts=$(echo " $opts " | sed 's/ --solo / /') ;;
+		esac
+		echo "$opts" >"$case_dir/$name.opts"
+		echo "$script" >"$case_dir/$name.script"
+		key=$(batch_key "$opts")
+		if [ "$key" = alone ]; then
+			stage "check: e2e $name (a host of its own)"
+			t0=$(date +%s)
+			run_case "$logs/e2e-$name.log" "$opts" "$script"
+			case_result "$name" "$logs/e2e-$name.log" $?
+			case_time "$name" $(($(date +%s) - t0))
+			stage_done
+			continue
 		fi
-		# The case itself: the script's status, and that it ran at all.
-		if [ $rc -eq 0 ] && [ "$n" -gt 0 ]; then
-			record PASS "e2e/$name/status"
-		else
-			record FAIL "e2e/$name/status" "status $rc, $(tail -1 "$log"), see $log"
-			# The log stays in the build tree; CI shows only this output.
-			tail -n 25 "$log" | sed 's/^/    | /' >&2
-		fi
-		stage_done
+		[ -n "${batch[$key]:-}" ] || keys+=("$key")
+		batch[$key]+=" $name"
 	done <"${E2E_CASES:-tests/e2e/cases}"
+	for key in "${keys[@]}"; do
+		# shellcheck disable=SC2086
+		run_batch "$key" ${batch[$key]}
+	done
+	# The cases' times, for the next run's lanes (batch_lanes).
+	mkdir -p "$RVKVM_CACHE"
+	touch "$RVKVM_CACHE/e2e-times"
+	sed -n 's/^case \([0-9]*\) e2e\/\([^ ]*\).*/\2 \1/p' "$timings" |
+		awk 'NR == FNR { t[$1] = $2; next }
+			!($1 in t) { t[$1] = $2 }
+			END { for (n in t) print n, t[n] }' - \
+			"$RVKVM_CACHE/e2e-times" >"$RVKVM_CACHE/e2e-times.new" &&
+		mv "$RVKVM_CACHE/e2e-times.new" "$RVKVM_CACHE/e2e-times"
+}
+
+# The slowest steps and each suite's share of the time, from $timings:
+# "suite SECS NAME", "step SECS NAME", "boot SECS ..." (an emulated host's
+# boot), "case SECS NAME (split)".
+report_times() {
+	local total
+	total=$(awk '$1 == "suite" { t += $2 } END { print t + 0 }' "$timings")
+	echo "time by suite (${total} s in all):"
+	awk -v t="$total" '$1 == "suite" {
+		printf "  %-8s %5d s %4.0f %%\n", $3, $2, t ? 100 * $2 / t : 0 }' \
+		"$timings"
+	awk '$1 == "batch" { printf "  %5d s  e2e %s\n", $2, substr($0, index($0, $3)) }' \
+		"$timings"
+	echo "the ten slowest steps:"
+	awk '$1 != "suite" && $1 != "batch"' "$timings" | sort -k2,2nr | head -10 |
+		while read -r kind secs what; do
+			printf '  %5d s  %s\n' "$secs" "$what"
+		done
 }
 
 for s in $suites; do
+	t0=$(date +%s)
 	"suite_$s"
+	echo "suite $(($(date +%s) - t0)) $s" >>"$timings"
 done
+report_times
 
 passed=$(grep -c '^PASS ' "$results")
 failed=$(grep -c '^FAIL ' "$results")

@@ -12,15 +12,59 @@ t() {
 # scripts passes $irqchip_args (unquoted: empty means lkvm's default).
 irqchip_args=$(cat ./irqchip 2>/dev/null)
 
+# The host's uptime in seconds (centiseconds after the point).
+uptime_s() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+# lkvm_time T0 LOG: for scripts/check.sh's time table, the run that began
+# at uptime T0 and wrote LOG: "rvkvm-time: lkvm WALL guest-boot B
+# guest-uptime U": B the guests' kernel boot times (uptime at init, each
+# boot), U the guest's uptime when it said it was done (-1: it booted more
+# than once or did not say), so that WALL - U is lkvm's own start and stop.
+lkvm_time() {
+	tr -d '\r' <"$2" | awk -v t0="$1" -v t1="$(uptime_s)" '
+		/rvkvm-init: guest up after / { boot += $5; boots++ }
+		/rvkvm-init: guest (done|going down) after / { done = $(NF - 1) }
+		END {
+			printf "rvkvm-time: lkvm %.2f guest-boot %.2f guest-uptime %.2f\n",
+				t1 - t0, boot, boots == 1 && done != "" ? done : -1
+		}'
+}
+
 # lkvm LOG [ARGS...]: run "lkvm run ARGS" with a timeout and no input,
 # console and messages to LOG (also shown, indented); status in $rc.
 lkvm() {
 	log=$1
 	shift
+	t0=$(uptime_s)
 	timeout "${LKVM_TIMEOUT:-120}" ./lkvm run $irqchip_args "$@" >"$log" 2>&1 </dev/null
 	rc=$?
 	sed 's/^/  | /' "$log"
 	echo "  (lkvm exit status $rc)"
+	lkvm_time "$t0" "$log"
+}
+
+# wait_for PATTERN LOG: until LOG matches PATTERN (at most 90 s).
+wait_for() {
+	i=0
+	while ! grep -q -- "$1" "$2" && [ $i -lt 900 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# sandbox LOG [ARGS...]: "lkvm sandbox -k Image -m 128 -c 1 ARGS" as lkvm.
+sandbox() {
+	log=$1
+	shift
+	t0=$(uptime_s)
+	timeout "${LKVM_TIMEOUT:-120}" ./lkvm sandbox $irqchip_args -k Image \
+		-m 128 -c 1 "$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	sed 's/^/  | /' "$log"
+	echo "  (lkvm exit status $rc)"
+	lkvm_time "$t0" "$log"
 }
 
 # has PATTERN LOG: the log (less the guest tty's carriage returns) matches.

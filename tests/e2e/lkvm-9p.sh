@@ -68,15 +68,6 @@ t 9p-missing-dir-status [ $rc -eq 1 ]
 t 9p-missing-dir-named has "/nonexistent" /tmp/bad.log
 
 # lkvm sandbox, with the default root ~/.lkvm/default made on the way.
-sandbox() {
-	log=$1
-	shift
-	timeout "${LKVM_TIMEOUT:-120}" ./lkvm sandbox $irqchip_args -k Image \
-		-m 128 -c 1 "$@" >"$log" 2>&1 </dev/null
-	rc=$?
-	sed 's/^/  | /' "$log"
-	echo "  (lkvm exit status $rc)"
-}
 sandbox /tmp/s7.log -- sh -c 'echo sandbox-ran; exit 7'
 t sandbox-exit-7 [ $rc -eq 7 ]
 t sandbox-output has "sandbox-ran" /tmp/s7.log

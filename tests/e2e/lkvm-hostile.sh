@@ -50,15 +50,6 @@ t files-seen has "guest-9p-files: 2000" /tmp/h.log
 t opens-refused has "guest-9p-open-refused: 1[0-9][0-9][0-9]" /tmp/h.log
 t opens-emfile has "guest-9p-open-error: .*Too many open files" /tmp/h.log
 
-sandbox() {
-	log=$1
-	shift
-	timeout 120 ./lkvm sandbox $irqchip_args -k Image -m 128 -c 1 "$@" \
-		>"$log" 2>&1 </dev/null
-	rc=$?
-	sed 's/^/  | /' "$log"
-	echo "  (lkvm exit status $rc)"
-}
 echo hostfs-ok >/tmp/hostfs-marker
 sandbox /tmp/sp.log -- sh -c 'cat /host/tmp/hostfs-marker
 cat /host/proc/1/environ >/dev/null 2>&1 || echo proc-environ-refused

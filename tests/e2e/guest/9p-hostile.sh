@@ -15,7 +15,8 @@ echo "guest-9p-files: $(ls $m/many/a $m/many/b | grep -c '^f')"
 ulimit -n 4096
 tail -f $m/many/a/* >/dev/null 2>/tmp/tail1.err &
 tail -f $m/many/b/* >/dev/null 2>/tmp/tail2.err &
-# Until both have tried every file (no new refusal for 3 s, at most 90 s).
+# Until both have tried every file: refusals came, and no new one for 3 s
+# (at most 90 s).
 refused() {
 	cat /tmp/tail1.err /tmp/tail2.err | grep -c "can't open"
 }
@@ -23,7 +24,11 @@ n=-1 same=0 i=0
 while [ $same -lt 3 ] && [ $i -lt 90 ]; do
 	sleep 1
 	m=$(refused)
-	if [ "$m" = "$n" ]; then same=$((same + 1)); else same=0; fi
+	if [ "$m" = "$n" ] && [ "$m" -gt 0 ]; then
+		same=$((same + 1))
+	else
+		same=0
+	fi
 	n=$m
 	i=$((i + 1))
 done

@@ -2,8 +2,8 @@
 # Guest side of lkvm-stall.sh; rvkvm.stall=MODE on the command line says
 # what to do:
 #   flood      flood every console (ttyS0, the SBI console hvc0, the
-#              virtio console hvc1), meanwhile write 2 MiB to /dev/vda with
-#              fsync and read 2 MiB more, then put a marker with the data's
+#              virtio console hvc1), meanwhile write 512 KiB to /dev/vda
+#              with fsync and read 512 KiB more, then put a marker with the data's
 #              MD5 in sector 0 and power off (stdout is stalled: the host
 #              checks the disk image)
 #   floodhold  the same, then keep flooding until killed
@@ -29,9 +29,9 @@ flood() {
 }
 
 disk_work() {
-	dd if=/dev/urandom of=/tmp/data bs=64k count=32 2>/dev/null
+	dd if=/dev/urandom of=/tmp/data bs=64k count=8 2>/dev/null
 	dd if=/tmp/data of=/dev/vda bs=64k seek=16 conv=fsync 2>/dev/null
-	dd if=/dev/vda of=/dev/null bs=64k skip=64 count=32 2>/dev/null
+	dd if=/dev/vda of=/dev/null bs=64k skip=64 count=8 2>/dev/null
 	sum=$(md5sum </tmp/data | cut -c1-32)
 	printf 'guest-stall-disk %s %s\n' "$1" "$sum" |
 		dd of=/dev/vda bs=512 conv=sync,fsync 2>/dev/null
