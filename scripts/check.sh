@@ -378,6 +378,12 @@ suite_e2e() {
 	mkdir -p "$case_dir"
 	while read -r name rest; do
 		case "$name" in ""|\#*) continue ;; esac
+		# NAME OPTIONS... SCRIPT: a name glued to its first option
+		# would run the case without that option.
+		if [[ $name == *--* || $rest != --* ]]; then
+			record FAIL "e2e/$name/case-line" "not NAME OPTIONS... SCRIPT"
+			continue
+		fi
 		script=${rest##* }
 		opts=${rest% *}
 		# --solo: alone in its host while it runs (it times things).
