@@ -431,8 +431,8 @@ report_times() {
 	awk -v t="$total" '$1 == "suite" {
 		printf "  %-8s %5d s %4.0f %%\n", $3, $2, t ? 100 * $2 / t : 0 }' \
 		"$timings"
-	awk '$1 == "batch" { printf "  %5d s  e2e %s\n", $2, substr($0, index($0, $3)) }' \
-		"$timings"
+	awk '$1 == "batch" { t = $2; $1 = $2 = ""; sub(/^ +/, "")
+		printf "  %5d s  e2e %s\n", t, $0 }' "$timings"
 	echo "the ten slowest steps:"
 	awk '$1 != "suite" && $1 != "batch"' "$timings" | sort -k2,2nr | head -10 |
 		while read -r kind secs what; do
