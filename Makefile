@@ -49,7 +49,7 @@ RV_LIBS    := -lfdt -lz -luring -lseccomp
 LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root \
+	fuzz fuzz-check fuzz-campaign format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root \
 	distclean
 
 all: lkvm kernel images
@@ -144,15 +144,22 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
+# -MMD: a target is rebuilt when a header it includes (fuzz_virtio_util.h)
+# changes.
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $^ -lfdt -lz -luring -lseccomp -lpthread -o $@
+	clang $(FUZZ_CFLAGS) -MMD -MP -MF $@.d -fsanitize=fuzzer $(filter %.c %.o,$^) -lfdt -lz -luring -lseccomp -lpthread -o $@
 
 fuzz-check: $(FUZZ_BINS)
 
 # Long fuzzing: FUZZ_SECONDS per target (default 300).
 fuzz: $(FUZZ_BINS)
 	@scripts/fuzz.sh long $(FUZZ_BINS)
+
+# Each target to FUZZ_RUNS executions (default 10 000 000) within
+# FUZZ_BUDGET seconds for all (default 3600); a table at the end.
+fuzz-campaign: $(FUZZ_BINS)
+	@scripts/fuzz.sh campaign $(FUZZ_BINS)
 
 # --- images, tests, run -------------------------------------------------
 

@@ -189,7 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	virtio_mmio_ops.reset(&c->b.vm);
 	CHECK(c->level == 0);
 	virtio_balloon_destroy(&c->b);
-	free(c->mem.host);
+	fuzz_ram_free(&c->mem);
 	free(c);
 	return 0;
 }

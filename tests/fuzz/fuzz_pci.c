@@ -283,7 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned int p = 0; p < PCI_HOST_PINS; p++)
 		CHECK(c->pin_level[p] == 0);
 	pci_host_destroy(&c->h);
-	free(c->mem.host);
+	fuzz_ram_free(&c->mem);
 	free(c);
 	return 0;
 }

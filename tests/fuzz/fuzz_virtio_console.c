@@ -284,7 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(c->level == 0);
 	CHECK(virtio_console_receive(&c->con, "x", 1) == 0);
 	virtio_console_destroy(&c->con);
-	free(c->mem.host);
+	fuzz_ram_free(&c->mem);
 	free(c);
 	return 0;
 }

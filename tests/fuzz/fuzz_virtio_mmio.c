@@ -186,7 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	virtio_mmio_ops.reset(&c->rng.vm);
 	CHECK(c->level == 0);
 	virtio_rng_destroy(&c->rng);
-	free(c->mem.host);
+	fuzz_ram_free(&c->mem);
 	free(c);
 	return 0;
 }

@@ -356,7 +356,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (c->in.p < c->in.end)
 		fuzz_op(c);
 
-	free(c->mem.host);
+	fuzz_ram_free(&c->mem);
 	free(c);
 	return 0;
 }
