@@ -67,6 +67,17 @@ sandbox() {
 	lkvm_time "$t0" "$log"
 }
 
+# own_pidof NAME: the pids of the processes NAME in this case's network
+# namespace (cases run side by side in one host, each in its own: a
+# plain pidof would see the other case's).
+own_pidof() {
+	ns=$(readlink /proc/$$/ns/net)
+	for p in $(pidof "$1"); do
+		[ "$(readlink "/proc/$p/ns/net" 2>/dev/null)" = "$ns" ] &&
+			printf '%s ' "$p"
+	done
+}
+
 # has PATTERN LOG: the log (less the guest tty's carriage returns) matches.
 has() {
 	tr -d '\r' <"$2" | grep -q -- "$1"

@@ -51,7 +51,7 @@ t default-dhcp has "guest-dhcp: ip=192.168.33.15 mask=24 router=192.168.33.1 dns
 t default-http-from-host has "guest-host-file-md5: $host_md5" /tmp/u1.log
 t default-dns-reaches-host grep -q "query rvkvm-probe.example" /tmp/dnsq
 t default-dns-answered has "guest-dns: 192.0.2.53" /tmp/u1.log
-t default-passt-reaped [ -z "$(pidof passt)" ]
+t default-passt-reaped [ -z "$(own_pidof passt)" ]
 
 # 2. A port forward into the guest; then passt dies under the guest.
 rm -f /tmp/ctl
@@ -64,7 +64,7 @@ wait_for guest-serving /tmp/u2.log
 wget -q -T 30 -O /tmp/blob http://127.0.0.1:18080/blob
 blob_md5=$(md5sum /tmp/blob | cut -d' ' -f1)
 echo "host-blob-md5: $blob_md5 ($(wc -c </tmp/blob) bytes)"
-passt_pid=$(pidof passt)
+passt_pid=$(own_pidof passt)
 t fwd-passt-running [ -n "$passt_pid" ]
 kill -9 $passt_pid
 echo carrier >&3
@@ -82,7 +82,7 @@ t killed-one-line [ "$(grep -c 'user-mode network: passt' /tmp/u2.log)" -eq 1 ]
 t killed-says-signal has "passt killed by signal 9" /tmp/u2.log
 t killed-guest-went-on has "guest-done" /tmp/u2.log
 t killed-status [ $rc -eq 0 ]
-t killed-no-zombie [ -z "$(pidof passt)" ]
+t killed-no-zombie [ -z "$(own_pidof passt)" ]
 
 # 3. No passt on PATH: the default NIC is left out, mode=user fails.
 oldpath=$PATH
