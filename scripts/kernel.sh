@@ -34,9 +34,10 @@ mkdir -p "$RVKVM_BUILD/kernel" "$RVKVM_CACHE/kernel"
 exec 9>"$RVKVM_CACHE/kernel/lock"
 flock 9
 
-if [ "${1:-}" != --tree-only ] && [ -f "$out/Image" ]; then
+if [ "${1:-}" != --tree-only ] && [ -f "$out/Image" ] &&
+	[ -f "$out/vmlinux" ]; then
 	echo "kernel: inputs unchanged (linux-source $srcver, hash $hash): reusing cached Image"
-	cp "$out/Image" "$out/config" "$RVKVM_BUILD/kernel/"
+	cp "$out/Image" "$out/config" "$out/vmlinux" "$RVKVM_BUILD/kernel/"
 	exit 0
 fi
 
@@ -112,6 +113,8 @@ stage_done "$(du -h "$tree/arch/riscv/boot/Image" | cut -f1)"
 mkdir -p "$out.tmp"
 cp "$tree/arch/riscv/boot/Image" "$out.tmp/Image"
 cp "$tree/.config" "$out.tmp/config"
+# The ELF kernel with its symbols, for gdb and crash dumps of a guest.
+cp "$tree/vmlinux" "$out.tmp/vmlinux"
 rm -rf "$out" && mv "$out.tmp" "$out"
-cp "$out/Image" "$out/config" "$RVKVM_BUILD/kernel/"
+cp "$out/Image" "$out/config" "$out/vmlinux" "$RVKVM_BUILD/kernel/"
 echo "kernel: $RVKVM_BUILD/kernel/Image (cached as $out)"

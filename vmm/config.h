@@ -90,6 +90,8 @@ struct disk_config {
 	unsigned int queues; /* 1..CONFIG_MAX_DISK_QUEUES; 0: one per vCPU */
 };
 #define CONFIG_CMDLINE_MAX 4096
+/* -i given more than once: the files are concatenated in order. */
+#define CONFIG_MAX_INITRDS 8
 
 /* --9p dir,tag (and the shares -d DIR and the sandbox add). */
 #define CONFIG_MAX_SHARES 4
@@ -106,7 +108,8 @@ struct share_config {
 
 struct vm_config {
 	const char *kernel;
-	const char *initrd;
+	const char *initrds[CONFIG_MAX_INITRDS]; /* -i, in order */
+	unsigned int nr_initrds;
 	const char *params; /* -p as given */
 	const char *name;   /* default guest-<pid> */
 	const char *dump_dtb;
@@ -168,6 +171,9 @@ struct vm_config {
 	int io_poll_us;	 /* --io-poll: the longest window; -1: automatic */
 	int tty;	 /* --tty N: console on a pty; -1: no */
 	bool no_seccomp; /* --no-seccomp */
+	bool no_reboot;	 /* --no-reboot: a guest reset ends the run */
+	unsigned int timeout_s;	 /* --timeout: stop the guest after; 0: never */
+	const char *console_log; /* --console-log: the whole console */
 
 	/* The guest kernel command line, assembled from defaults and -p. */
 	char cmdline[CONFIG_CMDLINE_MAX];

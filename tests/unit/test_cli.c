@@ -345,7 +345,10 @@ static void test_defaults(void **state)
 	r = expect_run(parse("run", "Image"));
 	c = &r->cfg;
 	assert_string_equal(c->kernel, "Image");
-	assert_null(c->initrd);
+	assert_int_equal(c->nr_initrds, 0);
+	assert_false(c->no_reboot);
+	assert_int_equal(c->timeout_s, 0);
+	assert_null(c->console_log);
 	assert_null(c->params);
 	assert_null(c->dump_dtb);
 	assert_null(c->hugetlbfs);
@@ -640,7 +643,8 @@ static void test_option_forms(void **state)
 	assert_string_equal(r->cfg.kernel, "K");
 	assert_string_equal(r->cfg.name, "vm");
 	assert_string_equal(r->cfg.params, "a=b c");
-	assert_string_equal(r->cfg.initrd, "I");
+	assert_int_equal(r->cfg.nr_initrds, 1);
+	assert_string_equal(r->cfg.initrds[0], "I");
 	assert_string_equal(r->cfg.dump_dtb, "D");
 	assert_string_equal(r->cfg.dev, "/dev/x");
 	assert_string_equal(r->cfg.hugetlbfs, "/h");
@@ -651,7 +655,7 @@ static void test_option_forms(void **state)
 	assert_int_equal(r->cfg.ram_size, 256 * MiB);
 	assert_int_equal(r->cfg.nr_cpus, 2);
 	assert_string_equal(r->cfg.kernel, "K");
-	assert_string_equal(r->cfg.initrd, "I");
+	assert_string_equal(r->cfg.initrds[0], "I");
 	assert_string_equal(r->cfg.params, "x");
 	res_free(r);
 
@@ -678,6 +682,47 @@ static void test_last_wins(void **state)
 	assert_int_equal(r->cfg.console, CONSOLE_SERIAL);
 	assert_string_equal(r->cfg.kernel, "B");
 	assert_int_equal(r->cfg.loglevel, LOG_INFO);
+	res_free(r);
+}
+
+/* --no-reboot, --timeout, --console-log; -i adds one more each time. */
+static void test_boot_test_options(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "--no-reboot", "--timeout", "120",
+			     "--console-log=/tmp/c.log", "-i", "a.cpio", "-ib",
+			     "--initrd=c", "Image"));
+	assert_true(r->cfg.no_reboot);
+	assert_int_equal(r->cfg.timeout_s, 120);
+	assert_string_equal(r->cfg.console_log, "/tmp/c.log");
+	assert_int_equal(r->cfg.nr_initrds, 3);
+	assert_string_equal(r->cfg.initrds[0], "a.cpio");
+	assert_string_equal(r->cfg.initrds[1], "b");
+	assert_string_equal(r->cfg.initrds[2], "c");
+	res_free(r);
+
+	r = expect_run(
+		parse("run", "--timeout=0", "--timeout=604800", "Image"));
+	assert_int_equal(r->cfg.timeout_s, 604800);
+	res_free(r);
+	expect_error(parse("run", "--timeout", "604801", "Image"),
+		     "invalid --timeout '604801' (expected 0..604800 seconds)");
+	expect_error(parse("run", "--timeout", "-1", "Image"),
+		     "invalid --timeout '-1' (expected 0..604800 seconds)");
+	expect_error(parse("run", "--timeout", "2m", "Image"),
+		     "invalid --timeout '2m' (expected 0..604800 seconds)");
+	expect_error(parse("run", "--console-log=", "Image"),
+		     "option '--console-log' requires a non-empty argument");
+	expect_error(parse("run", "-i", "", "Image"),
+		     "option '-i' requires a non-empty argument");
+	expect_error(parse("run", "-i1", "-i2", "-i3", "-i4", "-i5", "-i6",
+			   "-i7", "-i8", "-i9", "Image"),
+		     "too many initrds (at most 8 -i)");
+	/* --firmware boots no kernel: every initrd is ignored. */
+	r = expect_run_warned(parse("run", "-f", "fw", "-i", "a", "-i", "b"));
+	assert_int_equal(r->cfg.nr_initrds, 0);
 	res_free(r);
 }
 
@@ -1248,6 +1293,9 @@ static const char *const long_opts[] = {
 	"--loglevel LEVEL",
 	"--no-seccomp",
 	"--help",
+	"--no-reboot",
+	"--timeout SECS",
+	"--console-log FILE",
 	"--kernel FILE",
 	"--initrd FILE",
 	"--params ARGS",
@@ -1292,7 +1340,10 @@ static const char *const help_facts[] = {
 	"  4  the guest crashed (KVM internal error, failed entry, an\n"
 	"     access KVM cannot emulate, an unexpected exit, or a\n"
 	"     shutdown reporting a system failure)\n"
-	"  5  a forbidden system call under seccomp (see above)\n",
+	"  5  a forbidden system call under seccomp (see above)\n"
+	"  6  the guest asked for a reboot and --no-reboot was given\n"
+	"  7  the guest kernel panicked (reported by its pvpanic device)\n"
+	"124  --timeout expired; the console's last lines are on stderr\n",
 	"  lkvm: seccomp: forbidden system call NAME (number N)\n",
 	"Ctrl-A x stops the VM, Ctrl-A Ctrl-A sends Ctrl-A.",
 	"panic=-1",
@@ -1564,6 +1615,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline_too_long),
 		cmocka_unit_test(test_option_forms),
 		cmocka_unit_test(test_last_wins),
+		cmocka_unit_test(test_boot_test_options),
 		cmocka_unit_test(test_positional_kernel),
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),

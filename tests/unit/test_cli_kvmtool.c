@@ -88,7 +88,7 @@ CHECK(trans_mmio, c->transport == VIRTIO_TRANSPORT_MMIO)
 CHECK(log_debug, c->loglevel == LOG_DEBUG)
 CHECK(log_error, c->loglevel == LOG_ERR)
 CHECK(kernel_image, !strcmp(c->kernel, "Image") && !c->firmware)
-CHECK(initrd_on, !strcmp(c->initrd, "initrd.cpio"))
+CHECK(initrd_on, c->nr_initrds == 1 && !strcmp(c->initrds[0], "initrd.cpio"))
 /* -p's words come last, after the console and the default 9p root. */
 CHECK(params_on, !strncmp(c->cmdline, "console=ttyS0 ", 14) &&
 			 strlen(c->cmdline) > 6 &&
@@ -124,6 +124,16 @@ CHECK(mvendor, c->set_mvendorid && c->mvendorid == 0x5a5a)
 CHECK(march, c->set_marchid && c->marchid == 7)
 CHECK(mimp, c->set_mimpid && c->mimpid == 0x10)
 CHECK(no_seccomp_on, c->no_seccomp)
+/*
+ * kvm-unit-tests' kvmtool runner (scripts/vmm.bash): its default options,
+ * --cpus, --params with the test's arguments, --initrd with its environ
+ * file: exactly the kernel command line given, no NIC, no default root.
+ */
+CHECK(kut_line, c->nodefaults && c->no_net && c->nr_nics == 0 &&
+			c->loglevel == LOG_WARN && c->nr_cpus == 2 &&
+			!strcmp(c->cmdline, "arg1 arg2") &&
+			c->nr_initrds == 1 && !c->rootfs_9p &&
+			!strcmp(c->kernel, "selftest.flat"))
 
 static const struct row rows[] = {
 	/* Basic options */
@@ -182,6 +192,14 @@ static const struct row rows[] = {
 	{ "-k", { "-k", "Image" }, OK, kernel_image, NULL, true },
 	{ "--kernel", { "--kernel", "Image" }, OK, kernel_image, NULL, true },
 	{ "-i", { "-i", "initrd.cpio" }, OK, initrd_on },
+	{ "kvm-unit-tests' line",
+	  { "--kernel", "selftest.flat", "--nodefaults", "--network",
+	    "mode=none", "--loglevel=warning", "--cpus", "2", "--params",
+	    "arg1 arg2", "--initrd", "env" },
+	  OK,
+	  kut_line,
+	  NULL,
+	  true },
 	{ "-p", { "-p", "quiet" }, OK, params_on },
 	{ "-f", { "-f", "fw.bin" }, OK, fw_only, NULL, true },
 	{ "--firmware",

@@ -490,13 +490,15 @@ static void test_load(void **state)
 	uint8_t *img = make_image(img_len, SZ_1M), *gz;
 	uint8_t rd[3000];
 	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
-	struct loader_files files = { NULL, NULL, FDT_64K, NULL };
+	const char *rd_files[3] = { NULL };
+	struct loader_files files = { .initrds = rd_files, .fdt_max = FDT_64K };
 	struct loader_placement pl;
 	struct image_why why;
 
 	memset(rd, 0xa5, sizeof(rd));
 	files.kernel = write_file(*state, "Image", img, img_len);
-	files.initrd = write_file(*state, "initrd", rd, sizeof(rd));
+	rd_files[0] = write_file(*state, "initrd", rd, sizeof(rd));
+	files.nr_initrds = 1;
 
 	mem.host = calloc(1, GUEST_RAM);
 	assert_int_equal(loader_load(&mem, &files, &pl, &why), 0);
@@ -513,8 +515,8 @@ static void test_load(void **state)
 	free(mem.host);
 
 	/* Without an initrd the FDT goes to the top of lowmem. */
-	free((char *)files.initrd);
-	files.initrd = NULL;
+	free((char *)rd_files[0]);
+	files.nr_initrds = 0;
 	mem.host = calloc(1, GUEST_RAM);
 	assert_int_equal(loader_load(&mem, &files, &pl, &why), 0);
 	assert_int_equal(pl.initrd_start, 0);
@@ -528,6 +530,55 @@ static void test_load(void **state)
 }
 
 /*
+ * Several initrds: concatenated in order, each from a 4-byte boundary with
+ * zeros between; together they must fit in lowmem.
+ */
+static void test_load_initrds(void **state)
+{
+	uint8_t *img = make_image(8192, SZ_1M), want[16], *at;
+	const char *rd_files[3] = { NULL };
+	struct loader_files files = { .initrds = rd_files, .fdt_max = FDT_64K };
+	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
+	struct loader_placement pl;
+	struct image_why why;
+	char expect[512];
+
+	files.kernel = write_file(*state, "Image", img, 8192);
+	rd_files[0] = write_file(*state, "a", "12345", 5);
+	rd_files[1] = write_file(*state, "b", "abcd", 4);
+	rd_files[2] = write_file(*state, "c", "Z", 1);
+	files.nr_initrds = 3;
+	mem.host = calloc(1, GUEST_RAM);
+	assert_int_equal(loader_load(&mem, &files, &pl, &why), 0);
+	memcpy(want, "12345\0\0\0abcdZ", 13);
+	assert_int_equal(pl.initrd_end - pl.initrd_start, 13);
+	at = mem.host + (pl.initrd_start - mem.base);
+	assert_memory_equal(at, want, 13);
+
+	/* The second one finds the room the first one left. */
+	free((char *)rd_files[2]);
+	rd_files[2] = "/dev/zero";
+	assert_int_equal(loader_load(&mem, &files, &pl, &why), -EFBIG);
+	assert_string_equal(
+		why.msg,
+		"initrd /dev/zero: the initrds together are larger than the limit of 16777216 bytes");
+
+	/* A missing one is named. */
+	rd_files[2] = "/nonexistent/modules.cpio";
+	assert_int_equal(loader_load(&mem, &files, &pl, &why), -ENOENT);
+	snprintf(expect, sizeof(expect),
+		 "initrd %s: cannot open: No such file or directory",
+		 rd_files[2]);
+	assert_string_equal(why.msg, expect);
+
+	free(mem.host);
+	free((char *)rd_files[0]);
+	free((char *)rd_files[1]);
+	free((char *)files.kernel);
+	free(img);
+}
+
+/*
  * --firmware: the file as it is (no Image header needed) at the RAM base,
  * which is also the entry point; the FDT after it; no initrd.
  */
@@ -535,7 +586,8 @@ static void test_load_firmware(void **state)
 {
 	uint8_t fw[5000];
 	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
-	struct loader_files files = { NULL, NULL, FDT_64K, NULL };
+	const char *rd_files[3] = { NULL };
+	struct loader_files files = { .initrds = rd_files, .fdt_max = FDT_64K };
 	struct loader_placement pl;
 	struct image_why why;
 
@@ -569,7 +621,8 @@ static void test_load_errors(void **state)
 {
 	uint8_t *img = make_image(8192, SZ_1M), *big, *gz;
 	struct guest_mem mem = { RAM_BASE, GUEST_RAM, NULL };
-	struct loader_files files = { NULL, NULL, FDT_64K, NULL };
+	const char *rd_files[3] = { NULL };
+	struct loader_files files = { .initrds = rd_files, .fdt_max = FDT_64K };
 	struct loader_placement pl;
 	struct image_why why;
 	char expect[512];
@@ -577,20 +630,21 @@ static void test_load_errors(void **state)
 
 	mem.host = calloc(1, GUEST_RAM);
 	files.kernel = write_file(*state, "Image", img, 8192);
-	files.initrd = write_file(*state, "empty", "", 0);
+	rd_files[0] = write_file(*state, "empty", "", 0);
+	files.nr_initrds = 1;
 	assert_int_equal(loader_load(&mem, &files, &pl, &why), -EINVAL);
 	snprintf(expect, sizeof(expect), "initrd %s: file is empty",
-		 files.initrd);
+		 rd_files[0]);
 	assert_string_equal(why.msg, expect);
-	free((char *)files.initrd);
+	free((char *)rd_files[0]);
 
 	/* An initrd bigger than lowmem is refused before it is read. */
-	files.initrd = "/dev/zero";
+	rd_files[0] = "/dev/zero";
 	assert_int_equal(loader_load(&mem, &files, &pl, &why), -EFBIG);
 	assert_string_equal(
 		why.msg,
 		"initrd /dev/zero: larger than the limit of 16777216 bytes");
-	files.initrd = NULL;
+	files.nr_initrds = 0;
 
 	free((char *)files.kernel);
 	files.kernel = write_file(*state, "nothing", "", 0);
@@ -686,6 +740,8 @@ int main(void)
 						setup_dir, teardown_dir),
 		cmocka_unit_test(test_read_file_pipe),
 		cmocka_unit_test_setup_teardown(test_load, setup_dir,
+						teardown_dir),
+		cmocka_unit_test_setup_teardown(test_load_initrds, setup_dir,
 						teardown_dir),
 		cmocka_unit_test_setup_teardown(test_load_firmware, setup_dir,
 						teardown_dir),

@@ -17,6 +17,7 @@
 
 #include "devices/pci_host.h"
 #include "devices/plic.h"
+#include "devices/pvpanic.h"
 #include "devices/uart8250.h"
 #include "vmm/board/fdt.h"
 #include "vmm/kvm/irqchip.h"
@@ -84,6 +85,7 @@ struct board {
 	struct aia_state aia;	      /* filled at each boot by KVM */
 	struct uart8250 uart;
 	struct irq_line uart_irq;
+	struct pvpanic pvpanic;
 	struct virtio_rng rng;
 	bool rng_live;
 	struct virtio_balloon balloon;

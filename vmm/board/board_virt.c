@@ -253,6 +253,53 @@ static int board_uart_up(struct board *b, const struct char_out *out)
 	return board_mmio_attach(b, &res, &dev);
 }
 
+/*
+ * A panic the guest reports ends the run (exit status 7); with a crash
+ * kernel loaded, the guest carries on into it.
+ */
+static void board_pvpanic_event(void *opaque, unsigned int events)
+{
+	struct board *b = opaque;
+
+	if (events & PVPANIC_PANICKED)
+		vm_request_stop(
+			b->vm, VM_STOP_PANIC,
+			"guest kernel panic (reported by its pvpanic device)");
+	else
+		pr_info("guest kernel panic: its crash kernel takes over (pvpanic)");
+}
+
+static int board_pvpanic_init(void *opaque, const struct dev_res *res)
+{
+	struct board *b = opaque;
+	const struct pvpanic_sink sink = { board_pvpanic_event, b };
+
+	pvpanic_init(&b->pvpanic, res, &sink);
+	return 0;
+}
+
+static void board_pvpanic_destroy(void *opaque)
+{
+}
+
+static int board_pvpanic_up(struct board *b)
+{
+	const struct dev_res res = {
+		.base = LAYOUT_PVPANIC_BASE,
+		.size = PVPANIC_MMIO_SIZE,
+	};
+	const struct board_mmio_dev dev = {
+		.name = "the pvpanic device",
+		.init = board_pvpanic_init,
+		.destroy = board_pvpanic_destroy,
+		.opaque = b,
+		.ops = &pvpanic_mmio_ops,
+		.state = &b->pvpanic,
+	};
+
+	return board_mmio_attach(b, &res, &dev);
+}
+
 int board_up(struct board *b, struct vm *vm, const struct board_irqchip *chip,
 	     const struct char_out *serial_out)
 {
@@ -266,6 +313,11 @@ int board_up(struct board *b, struct vm *vm, const struct board_irqchip *chip,
 	if (ret)
 		return ret;
 	ret = board_uart_up(b, serial_out);
+	if (!ret) {
+		ret = board_pvpanic_up(b);
+		if (ret)
+			uart8250_destroy(&b->uart);
+	}
 	if (ret)
 		board_irqchip_down(b);
 	return ret;
@@ -623,6 +675,7 @@ static unsigned int board_fdt_devices(struct board *b,
 		devices[n++] = (struct fdt_device){ &plic_mmio_ops, &b->plic };
 	}
 	devices[n++] = (struct fdt_device){ &uart8250_mmio_ops, &b->uart };
+	devices[n++] = (struct fdt_device){ &pvpanic_mmio_ops, &b->pvpanic };
 	for (unsigned int i = 0; i < b->nr_virtio; i++)
 		if (!b->virtio[i].pci)
 			devices[n++] = (struct fdt_device){
@@ -637,7 +690,7 @@ static unsigned int board_fdt_devices(struct board *b,
 
 int board_fdt(struct board *b, struct fdt_params *p, void *buf, size_t size)
 {
-	struct fdt_device devices[4 + BOARD_VIRTIO_SLOTS];
+	struct fdt_device devices[5 + BOARD_VIRTIO_SLOTS];
 	char serial[32];
 
 	snprintf(serial, sizeof(serial), "/soc/serial@%llx",

@@ -27,6 +27,9 @@
 #define LAYOUT_UART_SIZE 0x100ULL
 #define LAYOUT_UART_IRQ 10
 
+/* pvpanic (qemu,pvpanic-mmio): a byte register; QEMU's virt has none. */
+#define LAYOUT_PVPANIC_BASE 0x10100000ULL
+
 /* virtio-mmio slots: slot n at BASE + n * SIZE, interrupt FIRST_IRQ + n. */
 #define LAYOUT_VIRTIO_MMIO_BASE 0x10001000ULL
 #define LAYOUT_VIRTIO_MMIO_SIZE 0x1000ULL

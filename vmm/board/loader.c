@@ -370,24 +370,62 @@ static int loader_get_firmware(const struct guest_mem *mem, const char *path,
 	return 0;
 }
 
-static int loader_get_initrd(const struct guest_mem *mem, const char *path,
+/*
+ * Append one initrd file to b->initrd, from a 4-byte boundary (the zeros
+ * between are what Linux's initramfs unpacker skips between archives),
+ * within max bytes in all.
+ */
+static int loader_add_initrd(const char *path, size_t max,
 			     struct loader_blobs *b, struct image_why *why)
 {
-	uint64_t lowmem =
-		mem->size < LOADER_LOWMEM_SIZE ? mem->size : LOADER_LOWMEM_SIZE;
+	size_t at = (b->initrd_len + 3) & ~(size_t)3, len;
 	struct image_why inner;
+	uint8_t *all;
+	void *buf;
 	int ret;
 
-	if (!path)
-		return 0;
-	ret = loader_read_file(path, lowmem, &b->initrd, &b->initrd_len,
-			       &inner);
-	if (!ret && !b->initrd_len) {
+	ret = at <= max ? loader_read_file(path, max - at, &buf, &len, &inner) :
+			  -EFBIG;
+	if (ret == -EFBIG && b->initrd_len)
+		image_why_set(
+			&inner,
+			"the initrds together are larger than the limit of %zu bytes",
+			max);
+	if (!ret && !len) {
+		free(buf);
 		image_why_set(&inner, "file is empty");
 		ret = -EINVAL;
 	}
-	if (ret)
+	if (ret) {
 		image_why_set(why, "initrd %s: %s", path, inner.msg);
+		return ret;
+	}
+	all = b->initrd_len ? realloc(b->initrd, at + len) : buf;
+	if (!all) {
+		free(buf);
+		image_why_set(why, "initrd %s: out of memory", path);
+		return -ENOMEM;
+	}
+	if (b->initrd_len) {
+		memset(all + b->initrd_len, 0, at - b->initrd_len);
+		memcpy(all + at, buf, len);
+		free(buf);
+	}
+	b->initrd = all;
+	b->initrd_len = at + len;
+	return 0;
+}
+
+static int loader_get_initrds(const struct guest_mem *mem,
+			      const struct loader_files *files,
+			      struct loader_blobs *b, struct image_why *why)
+{
+	uint64_t lowmem =
+		mem->size < LOADER_LOWMEM_SIZE ? mem->size : LOADER_LOWMEM_SIZE;
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < files->nr_initrds; i++)
+		ret = loader_add_initrd(files->initrds[i], lowmem, b, why);
 	return ret;
 }
 
@@ -434,7 +472,7 @@ int loader_load(const struct guest_mem *mem, const struct loader_files *files,
 	else
 		ret = loader_get_kernel(mem, files->kernel, &b, why);
 	if (!ret)
-		ret = loader_get_initrd(mem, files->initrd, &b, why);
+		ret = loader_get_initrds(mem, files, &b, why);
 	if (!ret) {
 		req = (struct loader_request){
 			.ram_base = mem->base,

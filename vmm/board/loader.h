@@ -98,15 +98,18 @@ int loader_probe_kernel(const char *path, uint64_t ram_size,
 
 struct loader_files {
 	const char *kernel; /* Image or Image.gz */
-	const char *initrd; /* NULL: none */
-	uint64_t fdt_max;   /* room to keep for the FDT */
+	/* Concatenated in order, each from a 4-byte boundary; none: 0. */
+	const char *const *initrds;
+	unsigned int nr_initrds;
+	uint64_t fdt_max; /* room to keep for the FDT */
 	/* Instead of kernel: a raw image run from the RAM base; or NULL. */
 	const char *firmware;
 };
 
 /*
  * Read, validate and place the kernel (inflating Image.gz inside guest
- * RAM), or the firmware (as it is, at the RAM base), and the initrd, and copy both into guest RAM.  The FDT is written
+ * RAM), or the firmware (as it is, at the RAM base), and the initrds, and
+ * copy them into guest RAM.  The FDT is written
  * later by its builder at out->fdt_addr, at most out->fdt_max bytes.
  * On failure why->msg names the file and the problem on one line.
  */

@@ -32,11 +32,36 @@ static int exit_status(const struct vm *vm)
 	case VM_STOP_CRASH:
 		pr_err("%s", vm->stop_buf);
 		return LKVM_EXIT_GUEST_CRASH;
+	case VM_STOP_REBOOT:
+		pr_err("%s", vm->stop_buf);
+		return LKVM_EXIT_REBOOT;
+	case VM_STOP_PANIC:
+		pr_err("%s", vm->stop_buf);
+		return LKVM_EXIT_PANIC;
+	case VM_STOP_TIMEOUT:
+		pr_err("%s", vm->stop_buf);
+		return LKVM_EXIT_TIMEOUT;
 	default:
 		if (vm->stop_buf[0])
 			pr_err("%s", vm->stop_buf);
 		return LKVM_EXIT_HOST_ERROR;
 	}
+}
+
+/* --timeout: the console's last lines, for a log that shows where. */
+static void print_console_tail(struct cons *c)
+{
+	static char tail[CONSLOG_TAIL_SIZE + 1];
+	char *line, *save = NULL;
+
+	if (!conslog_tail(&c->log, 20, tail, sizeof(tail))) {
+		pr_err("the guest wrote nothing to its console");
+		return;
+	}
+	pr_err("the console's last lines:");
+	for (line = strtok_r(tail, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		pr_err("| %s", line);
 }
 
 static void print_vm_stats(const struct vm *vm)
@@ -92,6 +117,8 @@ int cmd_boot_machine(const struct vm_config *cfg, int sfd)
 	}
 	machine_run(&m, sfd);
 	status = exit_status(&m.vm);
+	if (status == LKVM_EXIT_TIMEOUT)
+		print_console_tail(&m.cons);
 	if (cfg->debug)
 		print_vm_stats(&m.vm);
 	log_output_close(&err);

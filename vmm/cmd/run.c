@@ -5,6 +5,7 @@
  * runs (ctx->boot, boot.c) and its end becomes the exit status.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +17,25 @@
 #include "vmm/cmd/run_cli.h"
 #include "vmm/exit_codes.h"
 #include "vmm/sandbox/sandbox.h"
+
+/*
+ * A kernel that cannot be opened ends the run before anything is set up,
+ * in kvmtool's words: kvm-unit-tests' kvmtool runner starts the VMM with a
+ * kernel that does not exist and looks for "Fatal: Unable to open kernel
+ * NAME" to know that the VMM itself works.
+ */
+static int kernel_opens(const char *path, FILE *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(err, "lkvm: Fatal: Unable to open kernel %s: %s\n",
+			path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
 
 /* lkvm run [options] [kernel], lkvm sandbox [options] [--] COMMAND */
 int cmd_run(const struct cmd_ctx *ctx, int argc, char **argv)
@@ -29,6 +49,8 @@ int cmd_run(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (ret)
 		return ret < 0 ? LKVM_EXIT_USAGE : 0;
 	log_level = cfg.loglevel;
+	if (cfg.kernel && kernel_opens(cfg.kernel, ctx->err))
+		return LKVM_EXIT_HOST_ERROR;
 	/* A bad kernel fails the run before a root is made for it. */
 	if (cfg.custom_rootfs && cfg.kernel) {
 		struct image_why why = { "" };

@@ -128,6 +128,37 @@ static int set_io_poll(struct opt_parser *p, const struct opt *o,
 	return 0;
 }
 
+/* -i FILE, repeatable: the initrds are concatenated in order. */
+static int set_initrd(struct opt_parser *p, const struct opt *o,
+		      const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	struct vm_config *cfg = r->cfg;
+
+	if (!arg[0])
+		return cli_err(r, "option '%.*s' requires a non-empty argument",
+			       p->spelled_len, p->spelled);
+	if (cfg->nr_initrds == CONFIG_MAX_INITRDS)
+		return cli_err(r, "too many initrds (at most %d -i)",
+			       CONFIG_MAX_INITRDS);
+	cfg->initrds[cfg->nr_initrds++] = arg;
+	return 0;
+}
+
+/* --timeout SECS: 0 (no limit, as timeout(1)) .. CLI_TIMEOUT_MAX_S. */
+static int set_timeout(struct opt_parser *p, const struct opt *o,
+		       const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	uint64_t s;
+
+	if (opt_parse_u64(arg, &s) || s > CLI_TIMEOUT_MAX_S)
+		return cli_err(r, "invalid --%s '%s' (expected 0..%d seconds)",
+			       o->name, arg, CLI_TIMEOUT_MAX_S);
+	r->cfg->timeout_s = (unsigned int)s;
+	return 0;
+}
+
 /* --tty N: kvmtool's terminal N; lkvm has one, its console (0). */
 static int set_tty(struct opt_parser *p, const struct opt *o, const char *arg)
 {
@@ -469,8 +500,11 @@ static const struct opt run_opts[] = {
 	      "in ~/.lkvm/default over 9p (made if missing;\n"
 	      "the host's / read-only at /host)"),
 	  .field = CFG(kernel) },
-	{ OPT("initrd", 'i', "FILE", opt_set_path, "Initial RAM disk"),
-	  .field = CFG(initrd) },
+	{ OPT("initrd", 'i', "FILE", set_initrd,
+	      "Initial RAM disk; given more than once, the\n"
+	      "files are concatenated in order (a cpio of\n"
+	      "modules after the root's, as boot-utils does;\n"
+	      "at most " STR(CONFIG_MAX_INITRDS) ")") },
 	{ OPT("params", 'p', "ARGS", opt_set_string,
 	      "Kernel command line, added after the default\n"
 	      "console=ttyS0 (serial) or console=hvc0 (hv,\n"
@@ -485,6 +519,24 @@ static const struct opt run_opts[] = {
 	{ OPT("flash", 'F', "FILE", opt_set_refused,
 	      "Not supported: no flash device"),
 	  .why = "lkvm has no CFI flash device (kvmtool's is arm64-only and ignores -F on RISC-V)" },
+
+	{ .help = "Boot test options:" },
+	{ OPT("no-reboot", 0, NULL, opt_set_true,
+	      "A guest reboot ends lkvm with status 6 instead\n"
+	      "of booting again (with panic=-1 in -p, a panic\n"
+	      "the guest cannot report otherwise)"),
+	  .field = CFG(no_reboot) },
+	{ OPT("timeout", 0, "SECS", set_timeout,
+	      "Stop the guest after SECS seconds, print the\n"
+	      "console's last lines and exit with status 124\n"
+	      "(as timeout(1)); counts across guest reboots\n"
+	      "(0: no limit, the default)") },
+	{ OPT("console-log", 0, "FILE", opt_set_path,
+	      "Write everything the guest writes to its\n"
+	      "console (any --console) to FILE, created or\n"
+	      "truncated; nothing is dropped from it, even\n"
+	      "when stdout is stalled or closed"),
+	  .field = CFG(console_log) },
 
 	{ .help = "Networking options:" },
 	{ OPT("network", 'n', "SPEC", run_set_network,
@@ -679,7 +731,8 @@ static const char run_help_head[] =
 	"\n"
 	"Boot a RISC-V Linux kernel Image in a KVM virtual machine.  Options\n"
 	"take their argument as '--opt ARG', '--opt=ARG', '-x ARG' or '-xARG';\n"
-	"'--' ends the options.  A repeated option overrides the earlier one.\n";
+	"'--' ends the options.  A repeated option overrides the earlier one,\n"
+	"but for -d, -n, --9p and -i, which add one more each.\n";
 
 static const char run_help_sbi_aliases[] =
 	"kvmtool's names work too: --disable-sbi-legacy is v01, and\n"
@@ -701,10 +754,12 @@ static const char run_help_tail[] =
 	"\n"
 	"Console keys: Ctrl-A x stops the VM, Ctrl-A Ctrl-A sends Ctrl-A.\n"
 	"\n"
-	"A guest reboot (including a panicking guest booted with panic=-1)\n"
-	"restarts the guest rather than exiting, with a \"lkvm: guest reboot\"\n"
-	"line on stderr, so a crash loop is visible in the log, not in the\n"
-	"exit status.\n"
+	"A guest reboot restarts the guest, with a \"lkvm: guest reboot\" line\n"
+	"on stderr; with --no-reboot it ends lkvm (status 6).  A guest kernel\n"
+	"panic ends lkvm (status 7) when the kernel has the pvpanic driver\n"
+	"(CONFIG_PVPANIC_MMIO: lkvm's guests have a qemu,pvpanic-mmio device);\n"
+	"without it, boot with panic=-1 and --no-reboot so that the panic's\n"
+	"reboot ends lkvm with status 6 instead of booting again.\n"
 	"\n"
 	"Exit status:\n"
 	"  0  the guest powered off\n"
@@ -716,6 +771,9 @@ static const char run_help_tail[] =
 	"     access KVM cannot emulate, an unexpected exit, or a\n"
 	"     shutdown reporting a system failure)\n"
 	"  5  a forbidden system call under seccomp (see above)\n"
+	"  6  the guest asked for a reboot and --no-reboot was given\n"
+	"  7  the guest kernel panicked (reported by its pvpanic device)\n"
+	"124  --timeout expired; the console's last lines are on stderr\n"
 	"lkvm sandbox and run --sandbox exit with the command's status\n"
 	"instead, or 125 when the guest reported none.\n";
 

@@ -25,6 +25,8 @@
 #define CLI_IODELAY_MAX_MS 10000
 /* The longest --io-poll window, in microseconds. */
 #define CLI_IO_POLL_MAX_US 100000
+/* --timeout: at most a week. */
+#define CLI_TIMEOUT_MAX_S 604800
 
 /* What cli_parse_run() returns besides -EINVAL (usage error, printed). */
 #define CLI_RUN 0  /* cfg is complete: run the VM */

@@ -121,11 +121,11 @@ static int default_root_finish(struct cli_run *r)
 				"a sandbox needs a root made by 'lkvm setup NAME' (-d NAME), not a directory");
 		if (cfg->custom_rootfs)
 			return 0;
-		if (cfg->nr_disks || cfg->initrd)
+		if (cfg->nr_disks || cfg->nr_initrds)
 			return cli_err(
 				r,
 				"a sandbox boots over 9p: no -d IMAGE or -i");
-	} else if (cfg->rootfs_9p || cfg->nr_disks || cfg->initrd ||
+	} else if (cfg->rootfs_9p || cfg->nr_disks || cfg->nr_initrds ||
 		   cfg->firmware || cfg->nodefaults ||
 		   (cfg->params && strstr(cfg->params, "root="))) {
 		return 0; /* -p root=...: the user says where the root is */
@@ -231,10 +231,10 @@ int run_finish(struct cli_run *r)
 			r,
 			"no kernel given (-k FILE), and none found where kvmtool looks (./bzImage, arch/riscv/boot/bzImage, /boot/vmlinuz-%s, ...)",
 			host->release[0] ? host->release : "RELEASE");
-	if (cfg->firmware && cfg->initrd) {
+	if (cfg->firmware && cfg->nr_initrds) {
 		fprintf(r->p.err,
 			"lkvm: warning: ignoring the initrd: --firmware boots no kernel\n");
-		cfg->initrd = NULL;
+		cfg->nr_initrds = 0;
 	}
 	if (cfg->irqchip == IRQCHIP_AIA &&
 	    config_isa_hidden(cfg, isa_ext_lookup("ssaia")))

@@ -331,7 +331,13 @@ static void cpu_system_event(struct vcpu *vcpu)
 					"guest powered off");
 		break;
 	case KVM_SYSTEM_EVENT_RESET:
-		vm_request_stop(vcpu->vm, VM_STOP_RESET, "guest reboot");
+		if (vcpu->vm->cfg->no_reboot)
+			vm_request_stop(
+				vcpu->vm, VM_STOP_REBOOT,
+				"guest asked for a reboot (--no-reboot)");
+		else
+			vm_request_stop(vcpu->vm, VM_STOP_RESET,
+					"guest reboot");
 		break;
 	default:
 		vm_request_stop(vcpu->vm, VM_STOP_CRASH,

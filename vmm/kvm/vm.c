@@ -9,10 +9,27 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "lib/log.h"
 #include "vmm/kvm/vm.h"
+
+/*
+ * --timeout: a timer that expires once, SECS from now, whatever the guest
+ * does meanwhile (reboots included); the main thread polls it with the
+ * signals (vmm/machine/signals.c) and stops the VM.
+ */
+static int vm_arm_timeout(struct vm *vm, unsigned int secs)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = secs } };
+
+	vm->timeout_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (vm->timeout_fd < 0 ||
+	    timerfd_settime(vm->timeout_fd, 0, &its, NULL))
+		return -errno;
+	return 0;
+}
 
 int vm_init(struct vm *vm, const struct vm_config *cfg, uint64_t ram_base)
 {
@@ -30,8 +47,11 @@ int vm_init(struct vm *vm, const struct vm_config *cfg, uint64_t ram_base)
 	pthread_mutex_init(&vm->pause.lock, NULL);
 	pthread_cond_init(&vm->pause.cond, NULL);
 	vm->sbi.mem = &vm->mem;
+	vm->timeout_fd = -1;
 	vm->stop_fd = eventfd(0, EFD_CLOEXEC);
-	return vm->stop_fd < 0 ? -errno : 0;
+	if (vm->stop_fd < 0)
+		return -errno;
+	return cfg->timeout_s ? vm_arm_timeout(vm, cfg->timeout_s) : 0;
 }
 
 void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)

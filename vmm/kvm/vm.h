@@ -29,6 +29,9 @@ enum vm_stop {
 	VM_STOP_SIGNAL,	    /* signal or Ctrl-A x */
 	VM_STOP_CRASH,	    /* guest crashed */
 	VM_STOP_HOST_ERROR, /* host-side failure while running */
+	VM_STOP_REBOOT,	    /* SRST reboot with --no-reboot: end the run */
+	VM_STOP_PANIC,	    /* the guest's pvpanic device reported a panic */
+	VM_STOP_TIMEOUT,    /* --timeout expired */
 };
 
 /* Room for one vCPU's register dump (lkvm debug -d). */
@@ -103,6 +106,7 @@ struct vm {
 
 	_Atomic int stop;   /* enum vm_stop */
 	int stop_fd;	    /* eventfd: wakes the main thread */
+	int timeout_fd;	    /* --timeout: a timerfd that expires once; -1 */
 	char stop_buf[160]; /* why: the exit line */
 };
 

@@ -106,7 +106,8 @@ int boot_load(struct vm *vm, struct board *b, struct boot_entry *entry)
 	struct loader_files files = {
 		.kernel = vm->cfg->kernel,
 		.firmware = vm->cfg->firmware,
-		.initrd = vm->cfg->initrd,
+		.initrds = vm->cfg->initrds,
+		.nr_initrds = vm->cfg->nr_initrds,
 		.fdt_max = FDT_MAX_SIZE,
 	};
 	struct loader_placement place;

@@ -29,7 +29,9 @@
  *    vCPU); the first drop is logged at once, the total at exit.
  * So no vCPU thread and no I/O thread ever blocks on stdout, and guest
  * disk and network I/O (on the I/O thread) go on while stdout is stalled.
- * At exit buffered output gets CONS_FLUSH_MS to drain.
+ * At exit buffered output gets CONS_FLUSH_MS to drain.  Whatever stdout
+ * gets or loses, every byte the buffer takes or drops also goes to the
+ * console log (conslog.h: the --console-log file and the last lines).
  *
  * Input.  The same thread polls stdin, runs it through the Ctrl-A escape
  * filter and offers it to the guest's console; bytes the guest cannot
@@ -57,28 +59,35 @@ static void cons_out_wake(void *opaque)
 		return;
 }
 
+/*
+ * Guest output: to stdout through the buffer, and what the buffer took or
+ * dropped (never what it refused: the guest offers that again) to the log.
+ */
+static size_t cons_put(struct cons *c, const uint8_t *buf, size_t len,
+		       bool lossy)
+{
+	size_t n = outbuf_put(&c->ob, buf, len, lossy);
+
+	conslog_write(&c->log, buf, n);
+	return n;
+}
+
 /* The UART's sink: takes every byte, dropping what does not fit. */
 static size_t cons_out_lossy(void *opaque, const uint8_t *buf, size_t len)
 {
-	struct cons *c = opaque;
-
-	return outbuf_put(&c->ob, buf, len, true);
+	return cons_put(opaque, buf, len, true);
 }
 
 /* virtio-console's sink: takes what fits, the rest stays in the ring. */
 static size_t cons_out_bp(void *opaque, const uint8_t *buf, size_t len)
 {
-	struct cons *c = opaque;
-
-	return outbuf_put(&c->ob, buf, len, false);
+	return cons_put(opaque, buf, len, false);
 }
 
 static size_t cons_hv_write(void *opaque, const uint8_t *buf, size_t len,
 			    bool partial)
 {
-	struct cons *c = opaque;
-
-	return outbuf_put(&c->ob, buf, len, !partial);
+	return cons_put(opaque, buf, len, !partial);
 }
 
 static size_t cons_hv_read(void *opaque, uint8_t *buf, size_t len)
@@ -93,16 +102,21 @@ int cons_init(struct cons *c, struct vm *vm)
 	int ret;
 
 	*c = (struct cons){ .vm = vm, .quit_fd = -1, .out_fd = -1 };
+	ret = conslog_open(&c->log, vm->cfg->console_log);
+	if (ret)
+		return ret;
 	c->out_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (c->out_fd < 0) {
 		ret = -errno;
 		pr_err("eventfd: %s", strerror(errno));
+		conslog_close(&c->log);
 		return ret;
 	}
 	ret = outbuf_init(&c->ob, c->ob_ring, sizeof(c->ob_ring), CONS_STALL_MS,
 			  cons_out_wake, c);
 	if (ret) {
 		close(c->out_fd);
+		conslog_close(&c->log);
 		return ret;
 	}
 	c->out = (struct char_out){ .write = cons_out_lossy, .opaque = c };
@@ -122,6 +136,7 @@ void cons_fini(struct cons *c)
 	outbuf_destroy(&c->ob);
 	close(c->out_fd);
 	c->out_fd = -1;
+	conslog_close(&c->log);
 }
 
 static int cons_virtio_init(void *opaque, struct board_slot *slot)

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "vmm/board/board.h"
+#include "vmm/host/conslog.h"
 #include "vmm/host/hostcons.h"
 #include "vmm/host/outbuf.h"
 #include "vmm/host/outfd.h"
@@ -35,7 +36,8 @@ struct cons {
 	struct uart8250 *uart;	    /* input target with --console serial */
 	struct virtio_console vcon; /* with --console virtio */
 	bool vcon_live;
-	struct outbuf ob; /* guest output on its way to stdout */
+	struct conslog log; /* all guest output: --console-log, the tail */
+	struct outbuf ob;   /* guest output on its way to stdout */
 	uint8_t ob_ring[CONS_OUT_SIZE];
 	struct outfd stdout_fd;
 	int out_fd;  /* eventfd: output waits for stdout */
@@ -50,7 +52,10 @@ struct cons {
  * Output waits in the buffer until cons_input_start() attaches stdout.
  */
 int cons_init(struct cons *c, struct vm *vm);
-/* The buffer, after cons_input_stop() (which flushed it). */
+/*
+ * The buffer and the log file, after cons_input_stop() (which flushed
+ * them); the log's tail stays readable.
+ */
 void cons_fini(struct cons *c);
 
 /* The virtio-console device in the next board slot. */

@@ -28,6 +28,13 @@ int signals_setup(void)
 	return signalfd(-1, &set, SFD_CLOEXEC);
 }
 
+/* The --timeout timer expired (it polled readable): a stop request. */
+static void signals_timeout(struct vm *vm)
+{
+	vm_request_stop(vm, VM_STOP_TIMEOUT, "timed out after %u s",
+			vm->cfg->timeout_s);
+}
+
 /* Read one signal from sfd (which polled readable): a stop request. */
 static void signals_read(struct vm *vm, int sfd)
 {
@@ -40,27 +47,36 @@ static void signals_read(struct vm *vm, int sfd)
 
 bool signals_poll_stop(struct vm *vm, int sfd)
 {
-	struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = sfd, .events = POLLIN },
+		{ .fd = vm->timeout_fd, .events = POLLIN },
+	};
 
-	if (!atomic_load(&vm->stop) && poll(&pfd, 1, 0) > 0 &&
-	    (pfd.revents & POLLIN))
-		signals_read(vm, sfd);
+	if (!atomic_load(&vm->stop) && poll(pfd, 2, 0) > 0) {
+		if (pfd[0].revents & POLLIN)
+			signals_read(vm, sfd);
+		if (pfd[1].revents & POLLIN)
+			signals_timeout(vm);
+	}
 	return atomic_load(&vm->stop) != VM_RUNNING;
 }
 
 void signals_wait_stop(struct vm *vm, int sfd)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = vm->stop_fd, .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
+		{ .fd = vm->timeout_fd, .events = POLLIN }, /* -1: ignored */
 	};
 	uint64_t v;
 
 	while (!atomic_load(&vm->stop)) {
-		if (poll(pfd, 2, -1) < 0)
+		if (poll(pfd, 3, -1) < 0)
 			continue;
 		if (pfd[1].revents & POLLIN)
 			signals_read(vm, sfd);
+		if (pfd[2].revents & POLLIN)
+			signals_timeout(vm);
 	}
 	if (read(vm->stop_fd, &v, sizeof(v)) < 0)
 		v = 0;

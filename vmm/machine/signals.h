@@ -13,11 +13,15 @@
 /* Block the signals the main thread handles; returns a signalfd or -1. */
 int signals_setup(void);
 
-/* Wait until a stop is requested, turning a signal into one. */
+/*
+ * Wait until a stop is requested, turning a signal or the expiry of
+ * vm->timeout_fd (--timeout) into one.
+ */
 void signals_wait_stop(struct vm *vm, int sfd);
 
 /*
- * Without waiting: turn a pending signal into a stop request.  True when
+ * Without waiting: turn a pending signal or an expired --timeout into a
+ * stop request.  True when
  * a stop is requested (for whatever reason).
  */
 bool signals_poll_stop(struct vm *vm, int sfd);
