@@ -81,7 +81,11 @@ lkvm:
 	@echo "lkvm: no VMM sources yet"
 endif
 
+BM_IMAGES := $(patsubst tests/e2e/%.S,$(BUILD)/riscv64/%.Image,\
+	$(wildcard tests/e2e/bm-*.S))
+
 riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
+	     $(BM_IMAGES) $(BUILD)/images/extra.cpio \
 	     $(BUILD)/riscv64/ctl-peer \
 	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root \
 	     $(BUILD)/riscv64/dns-stub kvm-selftests
@@ -122,7 +126,14 @@ $(BUILD)/riscv64/dns-stub: tests/e2e/dns-stub.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $< -o $@
 
-# A bare-metal guest in Image format (tests/e2e/sbi-probe.S).
+# A second initrd (uncompressed cpio) for the several -i case.
+$(BUILD)/images/extra.cpio: $(wildcard tests/e2e/extra-root/*)
+	@mkdir -p $(dir $@)
+	cd tests/e2e/extra-root && find . -mindepth 1 | LC_ALL=C sort | \
+		cpio -o -H newc --owner=0:0 --quiet >$(abspath $@)
+
+# A bare-metal guest in Image format (tests/e2e/sbi-probe.S, bm-*.S).
+$(BM_IMAGES): tests/e2e/bm.h tests/e2e/bm-hang.S
 $(BUILD)/riscv64/%.Image: tests/e2e/%.S | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) -nostdlib -static -Wl,-Ttext=0 -Wl,--build-id=none $< -o $@.elf

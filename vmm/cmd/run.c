@@ -37,6 +37,25 @@ static int kernel_opens(const char *path, FILE *err)
 	return 0;
 }
 
+/*
+ * A sandbox exits with its command's status, but a run that a timeout, a
+ * panic or a refused reboot ended says so (its status), whatever the
+ * guest reported before.
+ */
+static int sandbox_status(const struct vm_config *cfg, int run_status)
+{
+	int status = sandbox_finish_run(cfg);
+
+	switch (run_status) {
+	case LKVM_EXIT_TIMEOUT:
+	case LKVM_EXIT_PANIC:
+	case LKVM_EXIT_REBOOT:
+		return run_status;
+	default:
+		return status;
+	}
+}
+
 /* lkvm run [options] [kernel], lkvm sandbox [options] [--] COMMAND */
 int cmd_run(const struct cmd_ctx *ctx, int argc, char **argv)
 {
@@ -63,7 +82,7 @@ int cmd_run(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (sandbox_prepare(&cfg, "/proc/self/exe"))
 		return LKVM_EXIT_HOST_ERROR;
 	ret = ctx->boot(&cfg, ctx->sfd);
-	return cfg.sandbox ? sandbox_finish_run(&cfg) : ret;
+	return cfg.sandbox ? sandbox_status(&cfg, ret) : ret;
 }
 
 int cmd_setup_parse(int argc, char **argv, char *name, FILE *err)

@@ -775,7 +775,8 @@ static const char run_help_tail[] =
 	"  7  the guest kernel panicked (reported by its pvpanic device)\n"
 	"124  --timeout expired; the console's last lines are on stderr\n"
 	"lkvm sandbox and run --sandbox exit with the command's status\n"
-	"instead, or 125 when the guest reported none.\n";
+	"instead, or 125 when the guest reported none (but 6, 7 and 124 when\n"
+	"those ended the run).\n";
 
 void cli_print_run_help(FILE *out)
 {
