@@ -133,7 +133,7 @@ $(BUILD)/images/extra.cpio: $(wildcard tests/e2e/extra-root/*)
 		cpio -o -H newc --owner=0:0 --quiet >$(abspath $@)
 
 # A bare-metal guest in Image format (tests/e2e/sbi-probe.S, bm-*.S).
-$(BM_IMAGES): tests/e2e/bm.h tests/e2e/bm-hang.S
+$(BM_IMAGES): tests/e2e/bm.inc tests/e2e/bm-hang.S
 $(BUILD)/riscv64/%.Image: tests/e2e/%.S | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) -nostdlib -static -Wl,-Ttext=0 -Wl,--build-id=none $< -o $@.elf

@@ -4,7 +4,7 @@
  * result and "EXIT: STATUS=1" (kvm-unit-tests' success, status << 1 | 1)
  * and powers off, and its runner reads the result from the console.
  */
-#include "bm.h"
+#include "bm.inc"
 
 	image_header
 entry:

@@ -5,7 +5,7 @@
  * together), 100 lines to a console write, then "bm-flood: last line"
  * and powers off at once.  A console log must hold every line.
  */
-#include "bm.h"
+#include "bm.inc"
 
 #define LINES	12000
 #define PER	100

@@ -4,7 +4,7 @@
  * ("bm-hang: interrupts off, spinning"); only a VMM-side timeout ends it.
  * bm-spin.S is the same without the line.
  */
-#include "bm.h"
+#include "bm.inc"
 
 	image_header
 entry:

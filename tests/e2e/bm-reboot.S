@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* bm-reboot: says "bm-reboot: boot" and asks for a reboot, at every boot. */
-#include "bm.h"
+#include "bm.inc"
 
 	image_header
 entry:
