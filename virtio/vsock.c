@@ -76,15 +76,15 @@ int virtio_vsock_init(struct virtio_vsock *vs, const struct dev_res *res,
 		.ops = &vsock_dev_ops,
 		.opaque = vs,
 		.device_id = VIRTIO_ID_VSOCK,
-		.features = host_features &
-			    VIRTIO_BIT(VIRTIO_VSOCK_F_SEQPACKET),
+		.features =
+			host_features & VIRTIO_BIT(VIRTIO_VSOCK_F_SEQPACKET),
 		.num_queues = VIRTIO_VSOCK_QUEUES,
 		.queue_num_max = VIRTIO_VSOCK_QUEUE_SIZE,
 		.config_size = VIRTIO_VSOCK_CONFIG_SIZE,
 	};
 
-	if (!virtio_vsock_cid_ok(guest_cid) || !be || !be->start ||
-	    !be->stop || !be->kick)
+	if (!virtio_vsock_cid_ok(guest_cid) || !be || !be->start || !be->stop ||
+	    !be->kick)
 		return -EINVAL;
 	memset(vs, 0, sizeof(*vs));
 	vs->guest_cid = guest_cid;

@@ -124,8 +124,8 @@ struct vm_config {
 	enum console_type console;
 	enum irqchip_choice irqchip;
 	bool nodefaults;
-	bool rng;			 /* --rng: a virtio-rng device */
-	bool balloon;			 /* --balloon: virtio-balloon */
+	bool rng;	    /* --rng: a virtio-rng device */
+	bool balloon;	    /* --balloon: virtio-balloon */
 	uint64_t vsock_cid; /* --vsock: the guest's CID; 0: no vsock */
 	enum virtio_transport transport; /* --virtio-transport */
 	struct disk_config disks[CONFIG_MAX_DISKS];

@@ -75,7 +75,7 @@ struct board_slot {
 	struct board_kick kicks[VIRTIO_MMIO_MAX_QUEUES]; /* one per queue */
 	unsigned int nr_kicks;				 /* eventfds open */
 	uint32_t backend_kicks; /* queues whose eventfd a back-end reads */
-	int irq_fd; /* AIA: eventfd behind a KVM irqfd */
+	int irq_fd;		/* AIA: eventfd behind a KVM irqfd */
 };
 
 struct board {

@@ -371,8 +371,7 @@ static int set_rng(struct opt_parser *p, const struct opt *o, const char *arg)
 }
 
 /* --vsock CID: 0 (hypervisor), 1 (local), 2 (host) and -1 (any) are not. */
-static int set_vsock(struct opt_parser *p, const struct opt *o,
-		     const char *arg)
+static int set_vsock(struct opt_parser *p, const struct opt *o, const char *arg)
 {
 	struct cli_run *r = p->ctx;
 	uint64_t cid;

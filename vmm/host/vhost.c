@@ -96,8 +96,7 @@ int vhost_set_features(struct vhost *v, uint64_t features)
 }
 
 /* A request made even on a broken vhost; keeps the first error. */
-static void stop_req(struct vhost *v, enum vhost_req req, void *arg,
-		     int *first)
+static void stop_req(struct vhost *v, enum vhost_req req, void *arg, int *first)
 {
 	int ret = v->t.req(v->t.opaque, req, arg);
 

@@ -36,19 +36,19 @@
 #define VHOST_F_LOG_ALL 26
 
 enum vhost_req {
-	VHOST_REQ_SET_OWNER,	   /* arg NULL */
-	VHOST_REQ_GET_FEATURES,	   /* uint64_t *, filled */
-	VHOST_REQ_SET_FEATURES,	   /* const uint64_t * */
-	VHOST_REQ_SET_MEM_TABLE,   /* const struct vhost_mem * */
-	VHOST_REQ_SET_VRING_NUM,   /* struct vhost_ring_val * */
-	VHOST_REQ_SET_VRING_BASE,  /* struct vhost_ring_val * */
-	VHOST_REQ_GET_VRING_BASE,  /* struct vhost_ring_val *, val filled */
-	VHOST_REQ_SET_VRING_ADDR,  /* const struct vhost_ring_addr * */
-	VHOST_REQ_SET_VRING_CALL,  /* struct vhost_ring_val *, val an fd */
-	VHOST_REQ_SET_VRING_KICK,  /* struct vhost_ring_val *, val an fd */
-	VHOST_REQ_SET_VRING_ERR,   /* struct vhost_ring_val *, val an fd */
-	VHOST_REQ_VSOCK_SET_CID,   /* const uint64_t * */
-	VHOST_REQ_VSOCK_RUNNING,   /* const int * (1 or 0) */
+	VHOST_REQ_SET_OWNER,	  /* arg NULL */
+	VHOST_REQ_GET_FEATURES,	  /* uint64_t *, filled */
+	VHOST_REQ_SET_FEATURES,	  /* const uint64_t * */
+	VHOST_REQ_SET_MEM_TABLE,  /* const struct vhost_mem * */
+	VHOST_REQ_SET_VRING_NUM,  /* struct vhost_ring_val * */
+	VHOST_REQ_SET_VRING_BASE, /* struct vhost_ring_val * */
+	VHOST_REQ_GET_VRING_BASE, /* struct vhost_ring_val *, val filled */
+	VHOST_REQ_SET_VRING_ADDR, /* const struct vhost_ring_addr * */
+	VHOST_REQ_SET_VRING_CALL, /* struct vhost_ring_val *, val an fd */
+	VHOST_REQ_SET_VRING_KICK, /* struct vhost_ring_val *, val an fd */
+	VHOST_REQ_SET_VRING_ERR,  /* struct vhost_ring_val *, val an fd */
+	VHOST_REQ_VSOCK_SET_CID,  /* const uint64_t * */
+	VHOST_REQ_VSOCK_RUNNING,  /* const int * (1 or 0) */
 	VHOST_REQ_NR,
 };
 

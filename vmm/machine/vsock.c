@@ -11,7 +11,7 @@
 #include "vmm/machine/vsock.h"
 
 /* Transport features the core always offers: vhost must have them. */
-#define VSOCK_NEEDED                                                   \
+#define VSOCK_NEEDED                                                       \
 	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | \
 	 VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
 
@@ -156,17 +156,18 @@ static int vsock_vhost_open(struct vsock *s, const struct guest_mem *mem,
 
 		ret = vhost_dev_req(&s->vh, VHOST_REQ_SET_VRING_ERR, &rv);
 	}
-	if (ret == -EADDRINUSE)
+	if (ret == -EADDRINUSE) {
 		pr_err("--vsock %llu: CID %llu is in use by another VM on this host",
 		       (unsigned long long)cid, (unsigned long long)cid);
-	else if (ret)
+	} else if (ret) {
 		pr_err("--vsock: %s %s: %s", VSOCK_DEV_PATH,
 		       vhost_req_name(s->vh.failed), strerror(-ret));
-	else if ((s->vh.features & VSOCK_NEEDED) != VSOCK_NEEDED)
+	} else if ((s->vh.features & VSOCK_NEEDED) != VSOCK_NEEDED) {
 		pr_err("--vsock: %s lacks VERSION_1, EVENT_IDX or INDIRECT_DESC (features %#llx)",
 		       VSOCK_DEV_PATH, (unsigned long long)s->vh.features);
-	return ret ?: (s->vh.features & VSOCK_NEEDED) != VSOCK_NEEDED ?
-		     -EOPNOTSUPP : 0;
+		ret = -EOPNOTSUPP;
+	}
+	return ret;
 }
 
 static void vsock_close_fds(struct vsock *s)
@@ -203,8 +204,9 @@ int vsock_up(struct vsock *s, const struct vm_config *cfg, struct board *b)
 	ret = ret ?: vsock_open_dev(s);
 	ret = ret ?: vsock_vhost_open(s, &b->vm->mem, cfg->vsock_cid);
 	s->dev.guest_cid = cfg->vsock_cid;
-	ret = ret ?: board_virtio_attach(b, "vsock", VIRTIO_TRANSPORT_DEFAULT,
-					 &dev);
+	if (!ret)
+		ret = board_virtio_attach(b, "vsock", VIRTIO_TRANSPORT_DEFAULT,
+					  &dev);
 	if (ret) {
 		vsock_close_fds(s);
 		return ret;
