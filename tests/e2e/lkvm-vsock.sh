@@ -47,7 +47,7 @@ t vsock-guest-to-host-after-reboot has "guest-vsock-g2h-ok-2" /tmp/v.log
 t vsock-host-to-guest-after-reboot has "vsock-peer: echo ok: host-to-guest-2" /tmp/h2g-2.log
 t vsock-poweroff has "rvkvm-guest-result: 0" /tmp/v.log
 t vsock-no-failure lacks "needs a reset" /tmp/v.log
-t vsock-cid-in-use-refused [ "$dup_rc" -ne 0 ]
+t vsock-cid-in-use-status-1 [ "$dup_rc" -eq 1 ]
 t vsock-cid-in-use-one-line [ "$(grep -c "lkvm: error" /tmp/dup.log)" -eq 1 ]
 t vsock-cid-in-use-says-so has "CID $cid is in use" /tmp/dup.log
 exit $fail
