@@ -26,8 +26,9 @@ for n in 1 2; do
 			-m 64 --vsock $cid
 		dup_rc=$rc
 	fi
-	wait_for "listening on 5001" /tmp/v.log
-	./vsock-peer send $cid 5001 "host-to-guest-$n" >/tmp/h2g-$n.log 2>&1
+	wait_for "listening on $((5000 + n))" /tmp/v.log
+	./vsock-peer send $cid $((5000 + n)) "host-to-guest-$n" \
+		>/tmp/h2g-$n.log 2>&1
 	echo "host-to-guest $n: status $?"
 	sed 's/^/  host| /' /tmp/h2g-$n.log
 done
