@@ -2,8 +2,9 @@
 # Runs in the emulated host: --vsock on the host kernel's vhost-vsock with
 # the case's interrupt controller and transport (./irqchip): the guest
 # connects to the host's echo server and the host connects to the guest's,
-# in two boots (a guest reboot between them); then the CID a running guest
-# holds is refused to a second lkvm with one line.
+# in two boots (a guest reboot between them); the CID a running guest
+# holds is refused to a second lkvm with one line, and so is --vsock on a
+# host without /dev/vhost-vsock.
 . ./lib.sh
 
 dd if=/dev/zero of=/tmp/v.img bs=1 count=0 seek=16M 2>/dev/null
@@ -48,6 +49,20 @@ t vsock-guest-to-host-after-reboot has "guest-vsock-g2h-ok-2" /tmp/v.log
 t vsock-host-to-guest-after-reboot has "vsock-peer: echo ok: host-to-guest-2" /tmp/h2g-2.log
 t vsock-poweroff has "rvkvm-guest-result: 0" /tmp/v.log
 t vsock-no-failure lacks "needs a reset" /tmp/v.log
+# A host without /dev/vhost-vsock (a private /dev that has only
+# /dev/kvm, /dev/null and /dev/urandom): one line, status 1.
+mkdir -p /tmp/nodev
+unshare -m --propagation private sh -c \
+	'mount -t tmpfs none /tmp/nodev &&
+	cp -a /dev/kvm /dev/null /dev/urandom /tmp/nodev/ &&
+	mount --bind /tmp/nodev /dev &&
+	exec timeout 60 ./lkvm run '"$irqchip_args"' -k Image -i guest.cpio.gz \
+		-m 64 --vsock '"$cid" </dev/null >/tmp/nodev.log 2>&1
+nodev_rc=$?
+sed 's/^/  nodev| /' /tmp/nodev.log
+t vsock-no-device-status-1 [ "$nodev_rc" -eq 1 ]
+t vsock-no-device-one-line [ "$(grep -c "lkvm: error" /tmp/nodev.log)" -eq 1 ]
+t vsock-no-device-says-so has "this host has no /dev/vhost-vsock" /tmp/nodev.log
 t vsock-cid-in-use-status-1 [ "$dup_rc" -eq 1 ]
 t vsock-cid-in-use-one-line [ "$(grep -c "lkvm: error" /tmp/dup.log)" -eq 1 ]
 t vsock-cid-in-use-says-so has "CID $cid is in use" /tmp/dup.log
