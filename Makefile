@@ -88,7 +88,7 @@ riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
 	     $(BM_IMAGES) $(BUILD)/images/extra.cpio \
 	     $(BUILD)/riscv64/ctl-peer \
 	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root \
-	     $(BUILD)/riscv64/dns-stub kvm-selftests
+	     $(BUILD)/riscv64/dns-stub $(BUILD)/riscv64/vsock-peer kvm-selftests
 
 # The KVM selftests of kernel-patches/, built in the patched kernel tree.
 kvm-selftests: $(BUILD)/riscv64/kvm-selftests/plic_test
@@ -123,6 +123,11 @@ $(BUILD)/riscv64/ctl-peer: tests/e2e/ctl-peer.c vmm/ctl/ctl_proto.c | $(DEPS)
 
 # A DNS server for the user-mode network case (busybox has none).
 $(BUILD)/riscv64/dns-stub: tests/e2e/dns-stub.c | $(DEPS)
+	@mkdir -p $(dir $@)
+	$(RV_CC) $(RV_CFLAGS) $< -o $@
+
+# Both ends of an AF_VSOCK stream, in the host and the guest (lkvm-vsock.sh).
+$(BUILD)/riscv64/vsock-peer: tests/e2e/vsock-peer.c | $(DEPS)
 	@mkdir -p $(dir $@)
 	$(RV_CC) $(RV_CFLAGS) $< -o $@
 

@@ -50,6 +50,18 @@ static void core_needs_reset(struct virtio_core *c)
 	core_interrupt(c, VIRTIO_INT_CONFIG, VIRTIO_MSI_CONFIG);
 }
 
+void virtio_core_fail_locked(struct virtio_core *c)
+{
+	core_needs_reset(c);
+}
+
+void virtio_core_backend_used_locked(struct virtio_core *c, unsigned int q)
+{
+	if (q < c->dev.num_queues && c->queues[q].ready &&
+	    (c->status & VIRTIO_STATUS_DRIVER_OK))
+		core_interrupt(c, VIRTIO_INT_VRING, q);
+}
+
 static void core_check_broken(struct virtio_core *c)
 {
 	for (unsigned int q = 0; q < c->dev.num_queues; q++)
@@ -295,6 +307,9 @@ void virtio_core_status_write_locked(struct virtio_core *c, uint32_t val)
 	c->status = next;
 	if ((next & ~cur) & VIRTIO_STATUS_FEATURES_OK)
 		core_accept_features(c);
+	if (((next & ~cur) & VIRTIO_STATUS_DRIVER_OK) &&
+	    c->dev.ops->driver_ok && c->dev.ops->driver_ok(c->dev.opaque))
+		core_needs_reset(c);
 	/* Notifications before DRIVER_OK were held back: process them. */
 	if ((next & ~cur) & VIRTIO_STATUS_DRIVER_OK)
 		for (unsigned int q = 0; q < c->dev.num_queues; q++)

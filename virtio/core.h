@@ -156,6 +156,18 @@ int virtio_core_process(struct virtio_core *c, unsigned int q,
 void virtio_core_signal_used(struct virtio_core *c, unsigned int q);
 
 /*
+ * Lock held.  A back-end that owns queue q's rings (vhost) used buffers
+ * and asks for an interrupt (it has checked the driver's suppression):
+ * interrupt the driver for q if q is ready and DRIVER_OK is set.
+ */
+void virtio_core_backend_used_locked(struct virtio_core *c, unsigned int q);
+/*
+ * Lock held.  The device cannot go on (its back-end failed): enter
+ * DEVICE_NEEDS_RESET and tell the driver, until it resets the device.
+ */
+void virtio_core_fail_locked(struct virtio_core *c);
+
+/*
  * Lock held.  The device changed its configuration space: a new
  * generation, and a configuration change interrupt once the driver is up.
  */

@@ -32,6 +32,7 @@
 
 /* Device IDs (§5). */
 #define VIRTIO_ID_RNG 4
+#define VIRTIO_ID_VSOCK 19
 
 struct virtio_dev_ops {
 	/*
@@ -59,6 +60,13 @@ struct virtio_dev_ops {
 			    unsigned int len);
 	void (*config_write)(void *opaque, uint32_t offset, const void *data,
 			     unsigned int len);
+	/*
+	 * The driver set DRIVER_OK (before notifications held back until
+	 * then are delivered): a device whose queues a back-end serves (vhost)
+	 * hands them over here.  Non-zero: the device could not start and
+	 * enters DEVICE_NEEDS_RESET.  May be NULL.
+	 */
+	int (*driver_ok)(void *opaque);
 };
 
 /* What a device tells the transport about itself. */

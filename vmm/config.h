@@ -103,6 +103,10 @@ struct share_config {
 	bool ro; /* the server refuses changes (the sandbox's hostfs) */
 };
 
+/* --vsock: the CIDs a guest may have (virtio/vsock.h's range). */
+#define CONFIG_VSOCK_CID_MIN 3
+#define CONFIG_VSOCK_CID_MAX 4294967294ULL
+
 /* --io-poll's default, when the host has a CPU more than the guest. */
 #define CONFIG_IO_POLL_US 1000
 
@@ -120,8 +124,9 @@ struct vm_config {
 	enum console_type console;
 	enum irqchip_choice irqchip;
 	bool nodefaults;
-	bool rng;			 /* --rng: a virtio-rng device */
-	bool balloon;			 /* --balloon: virtio-balloon */
+	bool rng;	    /* --rng: a virtio-rng device */
+	bool balloon;	    /* --balloon: virtio-balloon */
+	uint64_t vsock_cid; /* --vsock: the guest's CID; 0: no vsock */
 	enum virtio_transport transport; /* --virtio-transport */
 	struct disk_config disks[CONFIG_MAX_DISKS];
 	unsigned int nr_disks;

@@ -83,6 +83,9 @@ CHECK(con_hv, c->console == CONSOLE_HV)
 CHECK(dev_kvm, !strcmp(c->dev, "/dev/vkvm"))
 CHECK(tty_0, c->tty == 0)
 CHECK(huge_on, !strcmp(c->hugetlbfs, "/mnt/huge"))
+CHECK(vsock_3, c->vsock_cid == 3)
+CHECK(vsock_max, c->vsock_cid == 4294967294ULL)
+CHECK(vsock_hex, c->vsock_cid == 0x10)
 CHECK(trans_pci, c->transport == VIRTIO_TRANSPORT_PCI)
 CHECK(trans_mmio, c->transport == VIRTIO_TRANSPORT_MMIO)
 CHECK(log_debug, c->loglevel == LOG_DEBUG)
@@ -157,7 +160,32 @@ static const struct row rows[] = {
 	{ "--console serial", { "--console", "serial" }, OK, con_serial },
 	{ "--console virtio", { "--console", "virtio" }, OK, con_virtio },
 	{ "--console hv", { "--console", "hv" }, OK, con_hv },
-	{ "--vsock", { "--vsock", "3" }, REFUSED, NULL, "no virtio-vsock" },
+	{ "--vsock", { "--vsock", "3" }, OK, vsock_3 },
+	{ "--vsock max", { "--vsock", "4294967294" }, OK, vsock_max },
+	{ "--vsock hex", { "--vsock", "0x10" }, OK, vsock_hex },
+	{ "--vsock 0",
+	  { "--vsock", "0" },
+	  REFUSED,
+	  NULL,
+	  "CID is 3 to 4294967294" },
+	{ "--vsock 1",
+	  { "--vsock", "1" },
+	  REFUSED,
+	  NULL,
+	  "0, 1 and 2 are reserved" },
+	{ "--vsock 2", { "--vsock", "2" }, REFUSED, NULL, "CID is 3 to" },
+	{ "--vsock any",
+	  { "--vsock", "4294967295" },
+	  REFUSED,
+	  NULL,
+	  "means any" },
+	{ "--vsock 2^32",
+	  { "--vsock", "4294967296" },
+	  REFUSED,
+	  NULL,
+	  "CID is 3" },
+	{ "--vsock -1", { "--vsock", "-1" }, REFUSED, NULL, "expected a CID" },
+	{ "--vsock x", { "--vsock", "x3" }, REFUSED, NULL, "expected a CID" },
 	{ "--dev", { "--dev", "/dev/vkvm" }, OK, dev_kvm },
 	{ "--tty 0", { "--tty", "0" }, OK, tty_0 },
 	{ "--tty 1", { "--tty", "1" }, REFUSED, NULL, "one guest terminal" },

@@ -74,7 +74,8 @@ struct board_slot {
 	uint64_t notify;	     /* with pci: bound notify address */
 	struct board_kick kicks[VIRTIO_MMIO_MAX_QUEUES]; /* one per queue */
 	unsigned int nr_kicks;				 /* eventfds open */
-	int irq_fd; /* AIA: eventfd behind a KVM irqfd */
+	uint32_t backend_kicks; /* queues whose eventfd a back-end reads */
+	int irq_fd;		/* AIA: eventfd behind a KVM irqfd */
 };
 
 struct board {

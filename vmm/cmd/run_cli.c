@@ -370,6 +370,25 @@ static int set_rng(struct opt_parser *p, const struct opt *o, const char *arg)
 	return 0;
 }
 
+/* --vsock CID: 0 (hypervisor), 1 (local), 2 (host) and -1 (any) are not. */
+static int set_vsock(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	uint64_t cid;
+
+	if (opt_parse_u64(arg, &cid))
+		return cli_err(r, "invalid --%s '%s' (expected a CID number)",
+			       o->name, arg);
+	if (cid < CONFIG_VSOCK_CID_MIN || cid > CONFIG_VSOCK_CID_MAX)
+		return cli_err(
+			r,
+			"--%s %s: a guest's CID is %llu to %llu (0, 1 and 2 are reserved, 4294967295 means any)",
+			o->name, arg, (unsigned long long)CONFIG_VSOCK_CID_MIN,
+			(unsigned long long)CONFIG_VSOCK_CID_MAX);
+	r->cfg->vsock_cid = cid;
+	return 0;
+}
+
 /* run --sandbox SCRIPT: run the host's SCRIPT in the guest. */
 static int set_sandbox(struct opt_parser *p, const struct opt *o,
 		       const char *arg)
@@ -455,9 +474,10 @@ static const struct opt run_opts[] = {
 	      "virtio memory balloon ('lkvm balloon' gives\n"
 	      "guest RAM back to the host; 'lkvm stat -m')"),
 	  .field = CFG(balloon) },
-	{ OPT("vsock", 0, "CID", opt_set_refused,
-	      "Not supported: no virtio-vsock device"),
-	  .why = "lkvm has no virtio-vsock device (vhost-vsock)" },
+	{ OPT("vsock", 0, "CID", set_vsock,
+	      "virtio-vsock served by the host's vhost-vsock\n"
+	      "(/dev/vhost-vsock); CID is the guest's\n"
+	      "address, 3 to 4294967294") },
 	{ OPT("dev", 0, "PATH", opt_set_path,
 	      "KVM device file (default: /dev/kvm)"),
 	  .field = CFG(dev) },
@@ -743,7 +763,7 @@ static const char run_help_sbi_aliases[] =
 static const char run_help_tail[] =
 	"\n"
 	"Not supported, refused with one line saying what lkvm lacks (exit\n"
-	"status 2): --vnc, --gtk, --sdl, --vsock, -F/--flash, --vfio-pci,\n"
+	"status 2): --vnc, --gtk, --sdl, -F/--flash, --vfio-pci,\n"
 	"--virtio-legacy, --tty N for N > 0, and -n vhost=1, mq=N (N > 1), fd=N.\n"
 	"\n"
 	"Seccomp: once set up, lkvm runs under a seccomp filter that allows only\n"

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <linux/if_tun.h>
 #include <linux/kvm.h>
+#include <linux/vhost.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -200,6 +201,18 @@ static const unsigned long ioctls[] = {
 	KVM_HAS_DEVICE_ATTR,
 	/* virtio-net: the guest's receive offloads mirrored into the tap. */
 	TUNSETOFFLOAD,
+	/*
+	 * --vsock: the guest's DRIVER_OK hands the rings to vhost-vsock, its
+	 * reset takes them back (vmm/host/vhost.c; the rest at set-up).
+	 */
+	VHOST_SET_VRING_NUM,
+	VHOST_SET_VRING_BASE,
+	VHOST_SET_VRING_ADDR,
+	VHOST_SET_VRING_CALL,
+	VHOST_SET_VRING_KICK,
+	VHOST_GET_VRING_BASE,
+	VHOST_SET_FEATURES,
+	VHOST_VSOCK_SET_RUNNING,
 	/* The terminal: raw mode is restored at exit (term.c). */
 	TCGETS,
 	TCSETS,

@@ -50,6 +50,8 @@ static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 		if (k->fd < 0)
 			return -errno;
 		slot->nr_kicks++;
+		if (slot->backend_kicks & (1u << q))
+			continue; /* vhost reads it */
 		ret = iothread_add(io, k->fd, kicks_handle, k);
 		if (ret)
 			return ret;

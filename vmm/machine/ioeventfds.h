@@ -18,7 +18,10 @@
 #include "vmm/board/board.h"
 #include "vmm/host/iothread.h"
 
-/* An eventfd per queue of each slot, watched by io (before it starts). */
+/*
+ * An eventfd per queue of each slot, watched by io (before it starts),
+ * but for the queues in the slot's backend_kicks (a vhost reads those).
+ */
 int kicks_watch(struct board *b, struct iothread *io);
 
 /* Bind (or unbind) fd: see board_bind_fn. */

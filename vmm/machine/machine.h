@@ -14,6 +14,7 @@
 #include "vmm/host/iothread.h"
 #include "vmm/machine/nics.h"
 #include "vmm/machine/shares.h"
+#include "vmm/machine/vsock.h"
 #include "vmm/kvm/vm.h"
 
 /* Everything one lkvm run owns. */
@@ -26,6 +27,7 @@ struct machine {
 	struct disks disks;
 	struct nics nics;
 	struct shares shares;
+	struct vsock vsock;
 	struct iothread io;
 	struct ctl_server ctl; /* the control socket */
 	int sfd;	       /* the signalfd, read between boot steps */

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Runs in the emulated host: --vsock on the host kernel's vhost-vsock with
+# the case's interrupt controller and transport (./irqchip): the guest
+# connects to the host's echo server and the host connects to the guest's,
+# in two boots (a guest reboot between them); the CID a running guest
+# holds is refused to a second lkvm with one line, and so is --vsock on a
+# host without /dev/vhost-vsock.
+. ./lib.sh
+
+dd if=/dev/zero of=/tmp/v.img bs=1 count=0 seek=16M 2>/dev/null
+# A CID and a host port of this case's own: cases run side by side in
+# one host.
+cid=$((1000 + $$))
+port=$((10000 + $$))
+./vsock-peer listen $port 0 >/tmp/vsrv.log 2>&1 &
+srv=$!
+t0=$(uptime_s)
+timeout 150 ./lkvm run $irqchip_args -k Image -i guest-vsock.cpio.gz \
+	-m 128 -c 2 -d /tmp/v.img --vsock $cid -p "rvkvm.vsockport=$port" \
+	</dev/null >/tmp/v.log 2>&1 &
+pid=$!
+for n in 1 2; do
+	wait_for "guest-vsock-boot: $n" /tmp/v.log
+	# While this guest holds the CID, another lkvm cannot have it.
+	if [ $n -eq 1 ]; then
+		LKVM_TIMEOUT=60 lkvm /tmp/dup.log -k Image -i guest.cpio.gz \
+			-m 64 --vsock $cid
+		dup_rc=$rc
+	fi
+	wait_for "listening on $((5000 + n))" /tmp/v.log
+	./vsock-peer send $cid $((5000 + n)) "host-to-guest-$n" \
+		>/tmp/h2g-$n.log 2>&1
+	echo "host-to-guest $n: status $?"
+	sed 's/^/  host| /' /tmp/h2g-$n.log
+done
+wait $pid
+rc=$?
+kill $srv 2>/dev/null
+sed 's/^/  | /' /tmp/v.log
+echo "  (lkvm exit status $rc)"
+lkvm_time "$t0" /tmp/v.log
+t vsock-status [ $rc -eq 0 ]
+t vsock-device-seen has "guest-vsock-device-1" /tmp/v.log
+t vsock-guest-to-host-1 has "guest-vsock-g2h-ok-1" /tmp/v.log
+t vsock-host-to-guest-1 has "vsock-peer: echo ok: host-to-guest-1" /tmp/h2g-1.log
+t vsock-guest-served-1 has "guest-vsock-h2g-served-1" /tmp/v.log
+t vsock-rebooted has "lkvm: guest reboot (1)" /tmp/v.log
+t vsock-guest-to-host-after-reboot has "guest-vsock-g2h-ok-2" /tmp/v.log
+t vsock-host-to-guest-after-reboot has "vsock-peer: echo ok: host-to-guest-2" /tmp/h2g-2.log
+t vsock-poweroff has "rvkvm-guest-result: 0" /tmp/v.log
+t vsock-no-failure lacks "needs a reset" /tmp/v.log
+# A host without /dev/vhost-vsock (a private /dev that has only
+# /dev/kvm, /dev/null and /dev/urandom): one line, status 1.
+mkdir -p /tmp/nodev
+unshare -m --propagation private sh -c \
+	'mount -t tmpfs none /tmp/nodev &&
+	cp -a /dev/kvm /dev/null /dev/urandom /tmp/nodev/ &&
+	mount --bind /tmp/nodev /dev &&
+	exec timeout 60 ./lkvm run '"$irqchip_args"' -k Image -i guest.cpio.gz \
+		-m 64 --vsock '"$cid" </dev/null >/tmp/nodev.log 2>&1
+nodev_rc=$?
+sed 's/^/  nodev| /' /tmp/nodev.log
+t vsock-no-device-status-1 [ "$nodev_rc" -eq 1 ]
+t vsock-no-device-one-line [ "$(grep -c "lkvm: error" /tmp/nodev.log)" -eq 1 ]
+t vsock-no-device-says-so has "this host has no /dev/vhost-vsock" /tmp/nodev.log
+t vsock-cid-in-use-status-1 [ "$dup_rc" -eq 1 ]
+t vsock-cid-in-use-one-line [ "$(grep -c "lkvm: error" /tmp/dup.log)" -eq 1 ]
+t vsock-cid-in-use-says-so has "CID $cid is in use" /tmp/dup.log
+exit $fail
