@@ -35,10 +35,17 @@ lkvm_time() {
 # lkvm LOG [ARGS...]: run "lkvm run ARGS" with a timeout and no input,
 # console and messages to LOG (also shown, indented); status in $rc.
 lkvm() {
-	log=$1
-	shift
+	lkvm_cmd run "$@"
+}
+
+# lkvm_cmd COMMAND LOG [ARGS...]: lkvm() and sandbox() for "lkvm COMMAND".
+lkvm_cmd() {
+	cmd=$1
+	log=$2
+	shift 2
 	t0=$(uptime_s)
-	timeout "${LKVM_TIMEOUT:-120}" ./lkvm run $irqchip_args "$@" >"$log" 2>&1 </dev/null
+	timeout "${LKVM_TIMEOUT:-120}" ./lkvm "$cmd" $irqchip_args "$@" \
+		>"$log" 2>&1 </dev/null
 	rc=$?
 	sed 's/^/  | /' "$log"
 	echo "  (lkvm exit status $rc)"
@@ -58,13 +65,7 @@ wait_for() {
 sandbox() {
 	log=$1
 	shift
-	t0=$(uptime_s)
-	timeout "${LKVM_TIMEOUT:-120}" ./lkvm sandbox $irqchip_args -k Image \
-		-m 128 -c 1 "$@" >"$log" 2>&1 </dev/null
-	rc=$?
-	sed 's/^/  | /' "$log"
-	echo "  (lkvm exit status $rc)"
-	lkvm_time "$t0" "$log"
+	lkvm_cmd sandbox "$log" -k Image -m 128 -c 1 "$@"
 }
 
 # own_pidof NAME: the pids of the processes NAME in this case's network

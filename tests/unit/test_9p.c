@@ -375,6 +375,30 @@ static void test_read_write_readdir(void **state)
 	server_down(&s);
 }
 
+/* Tsetattr of what valid names among mode, uid, gid and size (no times). */
+static int t_setattr_size(struct p9_server *s, uint32_t fid, uint32_t valid,
+			  uint32_t mode, uint32_t uid, uint32_t gid,
+			  uint64_t size)
+{
+	struct msg m;
+
+	m_start(&m, P9_TSETATTR);
+	m_put(&m, fid, 4);
+	m_put(&m, valid, 4);
+	m_put(&m, mode, 4);
+	m_put(&m, uid, 4);
+	m_put(&m, gid, 4);
+	m_put(&m, size, 8);
+	m_put(&m, 0, 32);
+	return rpc_err(s, &m);
+}
+
+static int t_setattr(struct p9_server *s, uint32_t fid, uint32_t valid,
+		     uint32_t mode, uint32_t uid, uint32_t gid)
+{
+	return t_setattr_size(s, fid, valid, mode, uid, gid, 0);
+}
+
 static void test_create_rename_unlink(void **state)
 {
 	static const char *const none[] = { NULL };
@@ -410,15 +434,10 @@ static void test_create_rename_unlink(void **state)
 	snprintf(p, sizeof(p), "%s/moved.txt", share);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
-	m_start(&m, P9_TSETATTR);
-	m_put(&m, 2, 4);
-	m_put(&m, P9_SETATTR_MODE | P9_SETATTR_SIZE, 4);
-	m_put(&m, 0600, 4);
-	m_put(&m, 0, 4);
-	m_put(&m, 0, 4);
-	m_put(&m, 42, 8);
-	m_put(&m, 0, 32);
-	assert_int_equal(rpc_err(&s, &m), 0);
+	assert_int_equal(t_setattr_size(&s, 2,
+					P9_SETATTR_MODE | P9_SETATTR_SIZE, 0600,
+					0, 0, 42),
+			 0);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(st.st_size, 42);
@@ -560,13 +579,9 @@ static void test_symlinks_not_followed(void **state)
 	assert_int_equal(
 		t_walk(&s, 1, 5, (const char *const[]){ "absfile", NULL }), 0);
 	assert_int_equal(t_lopen(&s, 5, O_RDONLY), ELOOP);
-	m_start(&m, P9_TSETATTR); /* truncating through it fails too */
-	m_put(&m, 5, 4);
-	m_put(&m, P9_SETATTR_SIZE, 4);
-	m_put(&m, 0, 12);
-	m_put(&m, 0, 8);
-	m_put(&m, 0, 32);
-	assert_int_equal(rpc_err(&s, &m), ELOOP);
+	/* truncating through it fails too */
+	assert_int_equal(t_setattr_size(&s, 5, P9_SETATTR_SIZE, 0, 0, 0, 0),
+			 ELOOP);
 	/* creating in a "directory" that is a link to outside fails */
 	assert_int_equal(t_walk(&s, 1, 6, (const char *const[]){ "abs", NULL }),
 			 0);
@@ -674,13 +689,9 @@ static void test_fifo_not_opened(void **state)
 		t_walk(&s, 1, 2, (const char *const[]){ "fifo", NULL }), 0);
 	assert_int_equal(t_lopen(&s, 2, O_RDONLY), EPERM);
 	assert_int_equal(t_lopen(&s, 2, O_WRONLY), EPERM);
-	m_start(&m, P9_TSETATTR); /* truncating it opens it O_WRONLY */
-	m_put(&m, 2, 4);
-	m_put(&m, P9_SETATTR_SIZE, 4);
-	m_put(&m, 0, 12);
-	m_put(&m, 0, 8);
-	m_put(&m, 0, 32);
-	assert_int_equal(rpc_err(&s, &m), EPERM);
+	/* truncating it opens it O_WRONLY */
+	assert_int_equal(t_setattr_size(&s, 2, P9_SETATTR_SIZE, 0, 0, 0, 0),
+			 EPERM);
 	m_start(&m, P9_TLCREATE); /* an existing FIFO is not created again */
 	m_put(&m, 1, 4);
 	m_str(&m, "fifo");
@@ -695,22 +706,6 @@ static void test_fifo_not_opened(void **state)
 		0);
 	assert_int_equal(t_lopen(&s, 3, O_RDONLY), 0);
 	server_down(&s);
-}
-
-static int t_setattr(struct p9_server *s, uint32_t fid, uint32_t valid,
-		     uint32_t mode, uint32_t uid, uint32_t gid)
-{
-	struct msg m;
-
-	m_start(&m, P9_TSETATTR);
-	m_put(&m, fid, 4);
-	m_put(&m, valid, 4);
-	m_put(&m, mode, 4);
-	m_put(&m, uid, 4);
-	m_put(&m, gid, 4);
-	m_put(&m, 0, 8);
-	m_put(&m, 0, 32);
-	return rpc_err(s, &m);
 }
 
 static mode_t share_mode(const char *name)
