@@ -50,7 +50,7 @@ LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
 	fuzz fuzz-check fuzz-campaign format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root \
-	distclean
+	distclean install
 
 all: lkvm kernel images
 
@@ -210,6 +210,16 @@ bench: $(DEPS) kernel lkvm passt-root
 # The emulated host alone, with lkvm and the images in /rvkvm.
 run-host: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm
+
+# Install lkvm (the static riscv64 binary) and its man page: PREFIX
+# (default /usr/local), or BINDIR and MANDIR; DESTDIR for a staging root.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+install: lkvm
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1"
+	install -m 0755 $(BUILD)/riscv64/lkvm "$(DESTDIR)$(BINDIR)/lkvm"
+	install -m 0644 docs/lkvm.1 "$(DESTDIR)$(MANDIR)/man1/lkvm.1"
 
 clean:
 	rm -rf $(BUILD)

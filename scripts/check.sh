@@ -115,7 +115,7 @@ suite_format() {
 }
 
 suite_scripts() {
-	stage "check: kernel build machinery, image recipes, bench tables, include layers"
+	stage "check: kernel build machinery, image recipes, bench tables, include layers, make install"
 	tests/kernel/test-kernel-scripts.sh >"$logs/scripts.log" 2>&1
 	collect scripts "$logs/scripts.log" >/dev/null
 	tests/images/test-images.sh >"$logs/images.log" 2>&1
@@ -124,6 +124,8 @@ suite_scripts() {
 	collect bench-report "$logs/bench-report.log" >/dev/null
 	tests/layers/test-layers.sh >"$logs/layers-test.log" 2>&1
 	collect layers-test "$logs/layers-test.log" >/dev/null
+	tests/install/test-install.sh >"$logs/install.log" 2>&1
+	collect install "$logs/install.log" >/dev/null
 	if scripts/layers.sh >"$logs/layers.log" 2>&1; then
 		record PASS layers
 	else
