@@ -20,7 +20,8 @@ CSTD       := -std=gnu11 -D_GNU_SOURCE -I.
 # and vmm/kvm/kvm_*.c drive RISC-V KVM and build only for riscv64.
 VMM_SRCS   := $(wildcard vmm/*.c vmm/*/*.c)
 CORE_SRCS  := $(filter-out vmm/main.c vmm/cmd/boot.c vmm/machine/lifecycle.c \
-		vmm/machine/ctl_handlers.c vmm/kvm/kvm_%.c, \
+		vmm/machine/ctl_handlers.c vmm/machine/gdb.c vmm/machine/dump.c \
+		vmm/kvm/kvm_%.c, \
 		$(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS))
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	      -fno-omit-frame-pointer

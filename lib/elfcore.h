@@ -33,7 +33,7 @@ struct elfcore_seg {
 };
 
 struct elfcore_cpu {
-	uint32_t pid;	    /* the note's pr_pid: hart id + 1 */
+	uint32_t pid;	   /* the note's pr_pid: hart id + 1 */
 	uint64_t regs[32]; /* pc, x1..x31 */
 };
 

@@ -199,8 +199,7 @@ static int cur_thread(struct cur *c, int64_t *t)
 /* addr,len */
 static int cur_addr_len(struct cur *c, struct gdb_cmd *cmd)
 {
-	if (cur_hex(c, &cmd->addr) || !cur_eat(c, ",") ||
-	    cur_hex(c, &cmd->len))
+	if (cur_hex(c, &cmd->addr) || !cur_eat(c, ",") || cur_hex(c, &cmd->len))
 		return -EINVAL;
 	return 0;
 }
@@ -246,9 +245,8 @@ static int parse_resume(struct cur *c, struct gdb_cmd *cmd, char op)
 	uint64_t sig;
 
 	cmd->type = op == 'c' || op == 'C' ? GDB_CMD_CONTINUE : GDB_CMD_STEP;
-	if ((op == 'C' || op == 'S') &&
-	    (cur_hex(c, &sig) || sig > 255 ||
-	     (!cur_done(c) && !cur_eat(c, ";"))))
+	if ((op == 'C' || op == 'S') && (cur_hex(c, &sig) || sig > 255 ||
+					 (!cur_done(c) && !cur_eat(c, ";"))))
 		return -EINVAL;
 	if (cur_done(c))
 		return 0;
@@ -302,8 +300,7 @@ static int parse_xfer(struct cur *c, struct gdb_cmd *cmd)
 	return cur_addr_len(c, cmd) || !cur_done(c) ? -EINVAL : 0;
 }
 
-static int parse_hex_data(struct cur *c, struct gdb_cmd *cmd,
-			  uint8_t *scratch)
+static int parse_hex_data(struct cur *c, struct gdb_cmd *cmd, uint8_t *scratch)
 {
 	size_t n = c->end - c->p;
 

@@ -39,8 +39,7 @@ void gdb_rx_init(struct gdb_rx *rx);
 enum gdb_rx_event gdb_rx_byte(struct gdb_rx *rx, uint8_t c);
 
 /* Frame payload into out: its length, or 0 if it does not fit. */
-size_t gdb_frame(const uint8_t *payload, size_t len, uint8_t *out,
-		 size_t size);
+size_t gdb_frame(const uint8_t *payload, size_t len, uint8_t *out, size_t size);
 
 /* Hex: n bytes of in into 2n digits (no NUL). */
 void gdb_hex_encode(const uint8_t *in, size_t n, char *out);
@@ -79,16 +78,16 @@ enum gdb_cmd_type {
 /* Thread ids: -1 all, 0 any, else an id (a hart + 1). */
 struct gdb_cmd {
 	enum gdb_cmd_type type;
-	uint64_t addr, len;	/* memory, breakpoints, qXfer offset/len */
-	uint64_t value;		/* P */
-	unsigned int regno;	/* p, P */
-	unsigned int bp_type;	/* Z, z: 0 software breakpoint */
-	int64_t thread;		/* H, T, qThreadExtraInfo */
-	char op;		/* H: 'g' or 'c' */
-	bool has_addr;		/* c addr */
-	const uint8_t *data;	/* M, X, G, qRcmd: decoded bytes */
+	uint64_t addr, len;   /* memory, breakpoints, qXfer offset/len */
+	uint64_t value;	      /* P */
+	unsigned int regno;   /* p, P */
+	unsigned int bp_type; /* Z, z: 0 software breakpoint */
+	int64_t thread;	      /* H, T, qThreadExtraInfo */
+	char op;	      /* H: 'g' or 'c' */
+	bool has_addr;	      /* c addr */
+	const uint8_t *data;  /* M, X, G, qRcmd: decoded bytes */
 	size_t data_len;
-	char annex[32];		/* qXfer */
+	char annex[32]; /* qXfer */
 };
 
 /*

@@ -12,16 +12,16 @@ static const struct {
 	const char *name;
 	unsigned int csr;
 } csrs[] = {
-	{ "sstatus", 0x100 },  { "sie", 0x104 },    { "stvec", 0x105 },
+	{ "sstatus", 0x100 },	 { "sie", 0x104 },     { "stvec", 0x105 },
 	{ "scounteren", 0x106 }, { "senvcfg", 0x10a }, { "sscratch", 0x140 },
-	{ "sepc", 0x141 },     { "scause", 0x142 }, { "stval", 0x143 },
-	{ "sip", 0x144 },      { "satp", 0x180 },
+	{ "sepc", 0x141 },	 { "scause", 0x142 },  { "stval", 0x143 },
+	{ "sip", 0x144 },	 { "satp", 0x180 },
 };
 #define NR_CSRS (sizeof(csrs) / sizeof(csrs[0]))
 
 static const char *const xnames[32] = {
-	"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "fp", "s1", "a0",
-	"a1",	"a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5",
+	"zero", "ra", "sp", "gp", "tp",	 "t0",	"t1", "t2", "fp", "s1", "a0",
+	"a1",	"a2", "a3", "a4", "a5",	 "a6",	"a7", "s2", "s3", "s4", "s5",
 	"s6",	"s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
 };
 
@@ -59,18 +59,21 @@ const char *gdb_target_xml(void)
 		    "<architecture>riscv:rv64</architecture>\n"
 		    "<feature name=\"org.gnu.gdb.riscv.cpu\">\n");
 	for (unsigned int i = 0; i < 32; i++)
-		n = xml_add(xml, sizeof(xml), n,
-			    "<reg name=\"%s\" bitsize=\"64\" regnum=\"%u\" type=\"%s\"/>\n",
-			    xnames[i], i,
-			    i == 1 || i == 2 || i == 8 ? "code_ptr" : "int");
-	n = xml_add(xml, sizeof(xml), n,
-		    "<reg name=\"pc\" bitsize=\"64\" regnum=\"%u\" type=\"code_ptr\"/>\n"
-		    "</feature>\n<feature name=\"org.gnu.gdb.riscv.csr\">\n",
-		    GDB_REGNO_PC);
+		n = xml_add(
+			xml, sizeof(xml), n,
+			"<reg name=\"%s\" bitsize=\"64\" regnum=\"%u\" type=\"%s\"/>\n",
+			xnames[i], i,
+			i == 1 || i == 2 || i == 8 ? "code_ptr" : "int");
+	n = xml_add(
+		xml, sizeof(xml), n,
+		"<reg name=\"pc\" bitsize=\"64\" regnum=\"%u\" type=\"code_ptr\"/>\n"
+		"</feature>\n<feature name=\"org.gnu.gdb.riscv.csr\">\n",
+		GDB_REGNO_PC);
 	for (unsigned int i = 0; i < NR_CSRS; i++)
-		n = xml_add(xml, sizeof(xml), n,
-			    "<reg name=\"%s\" bitsize=\"64\" regnum=\"%u\" group=\"system\"/>\n",
-			    csrs[i].name, GDB_REGNO_CSR0 + csrs[i].csr);
+		n = xml_add(
+			xml, sizeof(xml), n,
+			"<reg name=\"%s\" bitsize=\"64\" regnum=\"%u\" group=\"system\"/>\n",
+			csrs[i].name, GDB_REGNO_CSR0 + csrs[i].csr);
 	xml_add(xml, sizeof(xml), n, "</feature>\n</target>\n");
 	return xml;
 }
@@ -265,8 +268,8 @@ static int bp_insert(struct gdb_session *s, uint64_t addr, unsigned int kind)
 		return -ENOSPC;
 	if (s->ops->mem_read(s->opaque, s->g_cpu, s->phys, addr, saved, kind) !=
 		    (int)kind ||
-	    s->ops->mem_write(s->opaque, s->g_cpu, s->phys, addr, insn,
-			      kind) != (int)kind)
+	    s->ops->mem_write(s->opaque, s->g_cpu, s->phys, addr, insn, kind) !=
+		    (int)kind)
 		return -EFAULT;
 	*bp = (struct gdb_bp){ .addr = addr, .kind = kind, .used = true };
 	memcpy(bp->saved, saved, kind);
@@ -333,8 +336,7 @@ static void thread_list(struct gdb_session *s)
 	size_t n = 0;
 
 	s->out[n++] = 'm';
-	for (unsigned int i = 0; i < s->nr_cpus && n + 12 < sizeof(s->out);
-	     i++)
+	for (unsigned int i = 0; i < s->nr_cpus && n + 12 < sizeof(s->out); i++)
 		n += snprintf(s->out + n, sizeof(s->out) - n, "%s%x",
 			      i ? "," : "", i + 1);
 	s->out_len = n;
@@ -387,8 +389,8 @@ static void monitor(struct gdb_session *s, const struct gdb_cmd *c)
 {
 	char cmd[32], text[64];
 	const char *say = text;
-	size_t n = c->data_len < sizeof(cmd) - 1 ? c->data_len :
-						   sizeof(cmd) - 1;
+	size_t n =
+		c->data_len < sizeof(cmd) - 1 ? c->data_len : sizeof(cmd) - 1;
 
 	memcpy(cmd, c->data, n);
 	cmd[n] = '\0';

@@ -61,11 +61,11 @@ struct gdb_session {
 	const struct gdb_target_ops *ops;
 	void *opaque;
 	unsigned int nr_cpus;
-	unsigned int g_cpu;	/* Hg: registers and memory */
-	unsigned int stop_cpu;	/* the last stop's thread */
+	unsigned int g_cpu;    /* Hg: registers and memory */
+	unsigned int stop_cpu; /* the last stop's thread */
 	int stop_sig;
-	bool phys;		/* monitor phys on: addresses are physical */
-	bool no_ack;		/* QStartNoAckMode */
+	bool phys;   /* monitor phys on: addresses are physical */
+	bool no_ack; /* QStartNoAckMode */
 	struct gdb_bp bps[GDB_MAX_BPS];
 	unsigned int nr_bps;
 	size_t out_len;

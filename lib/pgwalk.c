@@ -57,7 +57,8 @@ static int pte_decode(uint64_t pte, int level, uint64_t *base, uint64_t *size)
 	    ((pte & PTE_W) && !(pte & PTE_R)))
 		return -EFAULT;
 	if (!(pte & (PTE_R | PTE_X))) {
-		if (!level || (pte & (PTE_A | PTE_D | PTE_U | PTE_PBMT | PTE_N)))
+		if (!level ||
+		    (pte & (PTE_A | PTE_D | PTE_U | PTE_PBMT | PTE_N)))
 			return -EFAULT;
 		*base = ppn << PAGE_SHIFT;
 		return 0;
@@ -94,14 +95,15 @@ int pgwalk_translate(const struct guest_mem *mem, uint64_t satp, uint64_t va,
 		return levels;
 	if (!levels) {
 		*pa = va;
-		*left = (1ULL << PAGE_SHIFT) - (va & ((1ULL << PAGE_SHIFT) - 1));
+		*left = (1ULL << PAGE_SHIFT) -
+			(va & ((1ULL << PAGE_SHIFT) - 1));
 		return 0;
 	}
 	if (!va_canonical(va, levels))
 		return -EINVAL;
 	for (int level = levels - 1; level >= 0; level--) {
-		unsigned int idx = (va >> level_shift(level)) &
-				   (PTES_PER_TABLE - 1);
+		unsigned int idx =
+			(va >> level_shift(level)) & (PTES_PER_TABLE - 1);
 		uint64_t pte, base, size;
 		int ret = pte_read(mem, table, idx, &pte);
 

@@ -179,6 +179,9 @@ struct vm_config {
 	bool no_reboot;	 /* --no-reboot: a guest reset ends the run */
 	unsigned int timeout_s;	 /* --timeout: stop the guest after; 0: never */
 	const char *console_log; /* --console-log: the whole console */
+	const char *gdb;	 /* --gdb tcp:[HOST:]PORT | unix:PATH */
+	bool gdb_wait;		 /* --gdb-wait: vCPUs start held */
+	const char *dump_on_panic; /* --dump-on-panic FILE */
 
 	/* The guest kernel command line, assembled from defaults and -p. */
 	char cmdline[CONFIG_CMDLINE_MAX];

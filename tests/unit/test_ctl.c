@@ -33,7 +33,7 @@
 
 static void test_request_round_trip(void **state)
 {
-	struct ctl_request in = { CTL_BALLOON, -1234 }, out;
+	struct ctl_request in = { CTL_BALLOON, -1234, -1 }, out;
 	uint8_t buf[64];
 	int n;
 
@@ -43,7 +43,7 @@ static void test_request_round_trip(void **state)
 	assert_int_equal(ctl_decode_request(buf, n, &out), 0);
 	assert_int_equal(out.type, CTL_BALLOON);
 	assert_int_equal(out.mib, -1234);
-	in = (struct ctl_request){ CTL_PAUSE, 99 };
+	in = (struct ctl_request){ CTL_PAUSE, 99, -1 };
 	n = ctl_encode_request(&in, buf, sizeof(buf));
 	assert_int_equal(n, CTL_REQ_HDR);
 	assert_int_equal(ctl_decode_request(buf, n, &out), 0);
@@ -57,7 +57,7 @@ static void test_request_round_trip(void **state)
 
 static void test_request_decoder_refuses_bad_messages(void **state)
 {
-	struct ctl_request in = { CTL_BALLOON, 5 }, out;
+	struct ctl_request in = { CTL_BALLOON, 5, -1 }, out;
 	uint8_t buf[64], bad[64];
 	int n;
 
@@ -199,7 +199,7 @@ static void test_server_answers_and_cleans_up(void **state)
 {
 	static struct ctl_server s;
 	static struct ctl_response resp;
-	struct ctl_request req = { CTL_STATE, 0 };
+	struct ctl_request req = { CTL_STATE, 0, -1 };
 	char path[128], dir[128];
 	struct stat st;
 
@@ -218,7 +218,7 @@ static void test_server_answers_and_cleans_up(void **state)
 	assert_int_equal(ctl_request("g1", &req, &resp), 0);
 	assert_int_equal(resp.status, 0);
 	assert_string_equal(resp.text, "4242 running");
-	req = (struct ctl_request){ CTL_BALLOON, -64 };
+	req = (struct ctl_request){ CTL_BALLOON, -64, -1 };
 	assert_int_equal(ctl_request("g1", &req, &resp), 0);
 	assert_string_equal(resp.text, "mib -64");
 	req.type = CTL_DEBUG;
@@ -288,7 +288,7 @@ static void serve_without_fds(int ready, int done)
 static void test_out_of_fds_still_answers(void **state)
 {
 	static struct ctl_response resp;
-	struct ctl_request req = { CTL_STATE, 0 };
+	struct ctl_request req = { CTL_STATE, 0, -1 };
 	int ready[2], done[2], status;
 	long before;
 	pid_t pid;
@@ -400,7 +400,7 @@ static void test_stale_socket_taken_over(void **state)
 static void test_request_to_stale_socket_removes_it(void **state)
 {
 	static struct ctl_response resp;
-	struct ctl_request req = { CTL_STATE, 0 };
+	struct ctl_request req = { CTL_STATE, 0, -1 };
 	char path[128];
 	struct stat st;
 

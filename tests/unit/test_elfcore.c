@@ -72,7 +72,8 @@ static void test_layout(void **state)
 			memcpy(&h, n, sizeof(h));
 			assert_int_equal(h.n_type, NT_PRSTATUS);
 			assert_int_equal(h.n_namesz, 5);
-			assert_string_equal((const char *)n + sizeof(h), "CORE");
+			assert_string_equal((const char *)n + sizeof(h),
+					    "CORE");
 			assert_int_equal(h.n_descsz, 376);
 			desc = n + sizeof(h) + ((h.n_namesz + 3) & ~3u);
 			memcpy(&pid, desc + 32, 4);

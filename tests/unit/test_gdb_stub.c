@@ -48,8 +48,7 @@ static int fake_reg_get(void *o, unsigned int cpu, unsigned int reg,
 	return 0;
 }
 
-static int fake_reg_set(void *o, unsigned int cpu, unsigned int reg,
-			uint64_t v)
+static int fake_reg_set(void *o, unsigned int cpu, unsigned int reg, uint64_t v)
 {
 	struct fake *f = o;
 
@@ -118,9 +117,9 @@ static const char *ask(const char *pkt, enum gdb_action want)
 {
 	static char reply[GDB_PACKET_MAX + 1];
 
-	assert_int_equal(gdb_session_packet(&sess, (const uint8_t *)pkt,
-					    strlen(pkt)),
-			 want);
+	assert_int_equal(
+		gdb_session_packet(&sess, (const uint8_t *)pkt, strlen(pkt)),
+		want);
 	memcpy(reply, sess.out, sess.out_len);
 	reply[sess.out_len] = '\0';
 	return reply;
@@ -224,10 +223,28 @@ static void test_parse_errors(void **state)
 	static uint8_t scratch[GDB_PACKET_MAX];
 	struct gdb_cmd c;
 	const char *bad[] = {
-		"m", "m1", "m1,", "mx,1", "m1,2x", "m11111111111111111,1",
-		"M1,2:0", "M1,1:zz", "X1,2:a", "p", "P1=12", "Z0,1", "Z9,1,4",
-		"Hx1", "H", "Tz", "vCont;x", "vCont;", "C", "c1x",
-		"qXfer:features:read:target.xml:0", "M0,8000000000000001:00",
+		"m",
+		"m1",
+		"m1,",
+		"mx,1",
+		"m1,2x",
+		"m11111111111111111,1",
+		"M1,2:0",
+		"M1,1:zz",
+		"X1,2:a",
+		"p",
+		"P1=12",
+		"Z0,1",
+		"Z9,1,4",
+		"Hx1",
+		"H",
+		"Tz",
+		"vCont;x",
+		"vCont;",
+		"C",
+		"c1x",
+		"qXfer:features:read:target.xml:0",
+		"M0,8000000000000001:00",
 	};
 
 	(void)state;
@@ -235,16 +252,14 @@ static void test_parse_errors(void **state)
 		if (gdb_parse((const uint8_t *)bad[i], strlen(bad[i]), &c,
 			      scratch) != -EINVAL)
 			fail_msg("'%s' parsed", bad[i]);
-	assert_int_equal(gdb_parse((const uint8_t *)"qfoo", 4, &c, scratch),
-			 0);
+	assert_int_equal(gdb_parse((const uint8_t *)"qfoo", 4, &c, scratch), 0);
 	assert_int_equal(c.type, GDB_CMD_UNKNOWN);
-	assert_int_equal(gdb_parse((const uint8_t *)"vCont;c:2;C05", 13, &c,
-				   scratch),
-			 0);
+	assert_int_equal(
+		gdb_parse((const uint8_t *)"vCont;c:2;C05", 13, &c, scratch),
+		0);
 	assert_int_equal(c.type, GDB_CMD_CONTINUE);
-	assert_int_equal(gdb_parse((const uint8_t *)"vCont;s:1;c", 11, &c,
-				   scratch),
-			 0);
+	assert_int_equal(
+		gdb_parse((const uint8_t *)"vCont;s:1;c", 11, &c, scratch), 0);
 	assert_int_equal(c.type, GDB_CMD_STEP);
 }
 
@@ -259,8 +274,8 @@ static void test_registers(void **state)
 	ASK("Hg2", "OK");
 	g = ask("g", GDB_ACT_REPLY);
 	assert_int_equal(strlen(g), 33 * 16);
-	assert_memory_equal(g, "0000000000000000", 16);      /* x0 */
-	assert_memory_equal(g + 16, "0101000000000000", 16); /* ra */
+	assert_memory_equal(g, "0000000000000000", 16);		  /* x0 */
+	assert_memory_equal(g + 16, "0101000000000000", 16);	  /* ra */
 	assert_memory_equal(g + 32 * 16, "0001000000000000", 16); /* pc */
 	ASK("p20", "0001000000000000");
 	ASK("P20=1000000000000080", "OK");
@@ -291,12 +306,16 @@ static void test_memory(void **state)
 	ASK("X11004,0:", "OK");
 	ASK("X11004,2:\x01\x02", "OK");
 	assert_int_equal(fake.mem[5], 2);
-	ASK("qRcmd,7068797320" "6f6e", /* "phys on" */
-	    "61646472657373657320617265207068797369636" "16c0a");
+	ASK("qRcmd,7068797320"
+	    "6f6e", /* "phys on" */
+	    "61646472657373657320617265207068797369636"
+	    "16c0a");
 	ASK("m1000,2", "0001");
 	assert_true(fake.last_phys);
-	ASK("qRcmd,7068797320" "6f6666", /* "phys off" */
-	    "6164647265737365732061726520766972747561" "6c0a");
+	ASK("qRcmd,7068797320"
+	    "6f6666", /* "phys off" */
+	    "6164647265737365732061726520766972747561"
+	    "6c0a");
 }
 
 static void test_breakpoints(void **state)
@@ -368,14 +387,16 @@ static void test_features(void **state)
 
 	(void)state;
 	assert_non_null(strstr(xml, "<architecture>riscv:rv64</architecture>"));
-	assert_non_null(strstr(xml, "name=\"satp\" bitsize=\"64\" regnum=\"449\""));
-	assert_non_null(strstr(ask("qSupported:xmlRegisters=i386", GDB_ACT_REPLY),
-			       "qXfer:features:read+"));
+	assert_non_null(
+		strstr(xml, "name=\"satp\" bitsize=\"64\" regnum=\"449\""));
+	assert_non_null(
+		strstr(ask("qSupported:xmlRegisters=i386", GDB_ACT_REPLY),
+		       "qXfer:features:read+"));
 	for (;;) {
 		const char *r;
 
-		snprintf(pkt, sizeof(pkt), "qXfer:features:read:target.xml:%zx,100",
-			 off);
+		snprintf(pkt, sizeof(pkt),
+			 "qXfer:features:read:target.xml:%zx,100", off);
 		r = ask(pkt, GDB_ACT_REPLY);
 		assert_true(r[0] == 'm' || r[0] == 'l');
 		strcat(got, r + 1);

@@ -211,9 +211,9 @@ static void test_ranges_merge(void **state)
 	set_pte(tpa(1), 0, leaf_pte(0x80000000));
 	set_pte(tpa(1), 1, leaf_pte(0x80200000)); /* continues */
 	set_pte(tpa(1), 2, table_pte(tpa(2)));
-	set_pte(tpa(2), 0, leaf_pte(0x80400000)); /* continues */
-	set_pte(tpa(2), 2, leaf_pte(0x80402000)); /* va gap */
-	set_pte(tpa(2), 3, leaf_pte(0x80900000)); /* pa gap */
+	set_pte(tpa(2), 0, leaf_pte(0x80400000));		 /* continues */
+	set_pte(tpa(2), 2, leaf_pte(0x80402000));		 /* va gap */
+	set_pte(tpa(2), 3, leaf_pte(0x80900000));		 /* pa gap */
 	set_pte(tpa(2), 4, leaf_pte(0x80200000) | (1ULL << 56)); /* bad */
 	assert_int_equal(pgwalk_ranges(&mem, satp, record, &s), 0);
 	assert_int_equal(s.n, 3);

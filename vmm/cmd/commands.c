@@ -42,6 +42,9 @@ static const struct cmd cmds[] = {
 	  "Memory and balloon statistics" },
 	{ "balloon", cmd_ctl, "balloon -n NAME -i MB | -d MB",
 	  "Inflate or deflate the balloon" },
+	{ "dump", cmd_ctl, "dump -n NAME FILE",
+	  "Write an ELF core of a guest to FILE\n"
+	  "(gdb vmlinux FILE reads it)" },
 	{ "version", cmd_version, "version", "Print the version and exit" },
 	{ "help", cmd_help, "help [run]",
 	  "Show this help, or the options of 'run'" },

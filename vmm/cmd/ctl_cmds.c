@@ -2,8 +2,10 @@
 /* Commands for running guests; see ctl_cmds.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/opt.h"
 #include "vmm/cmd/cmd.h"
@@ -77,6 +79,8 @@ static const struct opt balloon_opts[] = {
 	O_HELP,
 };
 
+static const struct opt dump_opts[] = { O_NAME, O_HELP };
+
 #define OPTS(t) t, sizeof(t) / sizeof(t[0])
 
 static const struct ctl_cmd_def {
@@ -96,6 +100,7 @@ static const struct ctl_cmd_def {
 	{ "stat", CTL_CMD_STAT, OPTS(stat_opts), "lkvm stat -n NAME | -a -m" },
 	{ "balloon", CTL_CMD_BALLOON, OPTS(balloon_opts),
 	  "lkvm balloon -n NAME -i MB | -d MB" },
+	{ "dump", CTL_CMD_DUMP, OPTS(dump_opts), "lkvm dump -n NAME FILE" },
 };
 #define NR_CMDS (sizeof(ctl_cmds) / sizeof(ctl_cmds[0]))
 
@@ -178,6 +183,20 @@ static int ctl_set(struct opt_parser *p, const struct opt *o, const char *arg)
 	}
 }
 
+/* lkvm dump's FILE. */
+static int ctl_operand(struct opt_parser *p, char **argv, int i)
+{
+	struct ctl_parse *c = p->ctx;
+	const char *arg = argv[i];
+
+	if (c->a->cmd != CTL_CMD_DUMP || c->a->file)
+		return opt_err(p, "unexpected argument '%s'", arg);
+	if (!*arg)
+		return opt_err(p, "empty FILE");
+	c->a->file = arg;
+	return 0;
+}
+
 /* What each command needs once all options are read. */
 static int ctl_check(struct opt_parser *p, struct ctl_parse *c)
 {
@@ -196,6 +215,8 @@ static int ctl_check(struct opt_parser *p, struct ctl_parse *c)
 		return opt_err(p, "nothing to do: give -m");
 	if (a->cmd == CTL_CMD_BALLOON && !a->mib)
 		return opt_err(p, "give -i MB or -d MB");
+	if (a->cmd == CTL_CMD_DUMP && !a->file)
+		return opt_err(p, "give the core FILE");
 	return 0;
 }
 
@@ -208,7 +229,8 @@ int ctl_args_parse(int argc, char **argv, struct ctl_args *a, FILE *out,
 				.out = out,
 				.err = err,
 				.cmd = argv[0],
-				.cmd_in_errors = true };
+				.cmd_in_errors = true,
+				.operand = ctl_operand };
 	int ret;
 
 	memset(a, 0, sizeof(*a));
@@ -249,6 +271,8 @@ static uint16_t ctl_type_of(enum ctl_cmd cmd)
 		return CTL_STAT;
 	case CTL_CMD_BALLOON:
 		return CTL_BALLOON;
+	case CTL_CMD_DUMP:
+		return CTL_DUMP;
 	default:
 		return CTL_STATE;
 	}
@@ -258,7 +282,7 @@ static int ctl_one(const char *name, void *opaque)
 {
 	static struct ctl_response resp;
 	struct ctl_run *r = opaque;
-	struct ctl_request req = { ctl_type_of(r->a->cmd), r->a->mib };
+	struct ctl_request req = { ctl_type_of(r->a->cmd), r->a->mib, -1 };
 	int ret = ctl_request(name, &req, &resp);
 
 	if (ret == -ENOENT || ret == -ECONNREFUSED)
@@ -329,11 +353,47 @@ static int ctl_list(const struct ctl_args *a, FILE *out)
 	return ret ? LKVM_EXIT_HOST_ERROR : 0;
 }
 
+/*
+ * lkvm dump: FILE is created here (O_EXCL: never over an existing file)
+ * and passed to lkvm run, which writes the core into it; removed again
+ * if that fails, so no half-written core stays behind.
+ */
+static int ctl_dump(const struct ctl_args *a, FILE *out)
+{
+	static struct ctl_response resp;
+	struct ctl_request req = { .type = CTL_DUMP };
+	int ret;
+
+	req.fd = open(a->file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (req.fd < 0) {
+		fprintf(stderr, "lkvm: error: %s: %s\n", a->file,
+			strerror(errno));
+		return LKVM_EXIT_HOST_ERROR;
+	}
+	ret = ctl_request(a->name, &req, &resp);
+	close(req.fd);
+	if (!ret && !resp.status) {
+		fprintf(out, "Guest %s dumped to %s\n", a->name, a->file);
+		return 0;
+	}
+	unlink(a->file);
+	if (ret == -ENOENT || ret == -ECONNREFUSED)
+		fprintf(stderr, "lkvm: error: no running guest named '%s'\n",
+			a->name);
+	else
+		fprintf(stderr, "lkvm: error: guest '%s': %s%s%s\n", a->name,
+			strerror(ret ? -ret : (int)resp.status),
+			!ret && resp.len ? ": " : "", ret ? "" : resp.text);
+	return LKVM_EXIT_HOST_ERROR;
+}
+
 int ctl_args_run(const struct ctl_args *a, FILE *out)
 {
 	struct ctl_run r = { .a = a, .out = out };
 	int ret;
 
+	if (a->cmd == CTL_CMD_DUMP)
+		return ctl_dump(a, out);
 	if (a->cmd == CTL_CMD_LIST)
 		return ctl_list(a, out);
 	if (a->all)

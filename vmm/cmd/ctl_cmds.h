@@ -8,6 +8,7 @@
  *   lkvm debug -n NAME|-a -d          (vCPU registers)
  *   lkvm stat -n NAME|-a -m           (memory and balloon statistics)
  *   lkvm balloon -n NAME -i MB | -d MB
+ *   lkvm dump -n NAME FILE            (an ELF core of the guest)
  *
  * The command line is parsed with the option engine (lib/opt.h) into a
  * struct ctl_args (ctl_args_parse), which is then run (ctl_args_run);
@@ -28,6 +29,7 @@ enum ctl_cmd {
 	CTL_CMD_DEBUG,
 	CTL_CMD_STAT,
 	CTL_CMD_BALLOON,
+	CTL_CMD_DUMP,
 };
 
 struct ctl_args {
@@ -37,6 +39,7 @@ struct ctl_args {
 	bool run;	  /* list -i */
 	bool rootfs;	  /* list -r */
 	int64_t mib;	  /* balloon: > 0 inflate, < 0 deflate */
+	const char *file; /* dump: the core file to create */
 };
 
 /* Is argv1 one of the commands above? */

@@ -607,6 +607,21 @@ static const struct opt run_opts[] = {
 	      "Delay every disk request by MS milliseconds\n"
 	      "(0.." STR(
 		      CLI_IODELAY_MAX_MS) "; uses the thread pool engine)") },
+	{ OPT("gdb", 0, "SPEC", opt_set_string,
+	      "A GDB remote stub at tcp:PORT (127.0.0.1\n"
+	      "only), tcp:HOST:PORT (HOST numeric, 0.0.0.0:\n"
+	      "all) or unix:PATH; gdb attaches any time and\n"
+	      "stops every vCPU.  No single-step (KVM RISC-V\n"
+	      "has none): breakpoints, continue, Ctrl-C"),
+	  .field = CFG(gdb) },
+	{ OPT("gdb-wait", 0, NULL, opt_set_true,
+	      "With --gdb: hold the vCPUs before their first\n"
+	      "instruction until gdb continues (QEMU's -S)"),
+	  .field = CFG(gdb_wait) },
+	{ OPT("dump-on-panic", 0, "FILE", opt_set_path,
+	      "When the guest crashes, write an ELF core of\n"
+	      "it to FILE (as 'lkvm dump') before exiting"),
+	  .field = CFG(dump_on_panic) },
 	{ OPT("dump-dtb", 0, "FILE", opt_set_path,
 	      "Write the generated device tree to FILE"),
 	  .field = CFG(dump_dtb) },

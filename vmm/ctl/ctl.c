@@ -125,20 +125,67 @@ static void ctl_set_timeouts(int fd, int seconds)
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+/*
+ * One message into s->buf, and the descriptor that came with it (or -1)
+ * into *passed; any other descriptors are closed.
+ */
+static ssize_t ctl_recv(struct ctl_server *s, int fd, int *passed)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} ctrl;
+	struct iovec iov = { s->buf, sizeof(s->buf) };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = ctrl.buf,
+			      .msg_controllen = sizeof(ctrl.buf) };
+	ssize_t n = recvmsg(fd, &msg, MSG_TRUNC | MSG_CMSG_CLOEXEC);
+
+	*passed = -1;
+	if (n < 0)
+		return n;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c;
+	     c = CMSG_NXTHDR(&msg, c)) {
+		size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < nfd; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int),
+			       sizeof(int));
+			if (*passed < 0)
+				*passed = got;
+			else
+				close(got);
+		}
+	}
+	return n;
+}
+
 /* Read one request, answer it. */
 static void ctl_serve(struct ctl_server *s, int fd)
 {
 	struct ctl_request req;
 	ssize_t n;
-	int ret;
+	int ret, passed;
 
 	ctl_set_timeouts(fd, CTL_IO_TIMEOUT_S);
-	n = recv(fd, s->buf, sizeof(s->buf), MSG_TRUNC);
-	if (n <= 0)
+	n = ctl_recv(s, fd, &passed);
+	if (n <= 0) {
+		if (passed >= 0)
+			close(passed);
 		return;
+	}
 	ret = (size_t)n > sizeof(s->buf) ? -EMSGSIZE :
 					   ctl_decode_request(s->buf, n, &req);
 	memset(&s->resp, 0, sizeof(s->resp));
+	if (!ret && req.type == CTL_DUMP)
+		req.fd = passed; /* the handler closes it */
+	else if (passed >= 0)
+		close(passed);
 	if (ret) {
 		pr_once(LOG_WARN, "control socket: bad request (%s)",
 			strerror(-ret));
@@ -305,6 +352,28 @@ void ctl_server_stop(struct ctl_server *s)
 
 /* --- client ------------------------------------------------------------ */
 
+/* One message, with descriptor pass (>= 0) as SCM_RIGHTS. */
+static ssize_t ctl_send(int fd, const void *buf, size_t len, int pass)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctrl;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (pass >= 0) {
+		memset(&ctrl, 0, sizeof(ctrl));
+		msg.msg_control = ctrl.buf;
+		msg.msg_controllen = sizeof(ctrl.buf);
+		CMSG_FIRSTHDR(&msg)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&msg)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&msg)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&msg)), &pass, sizeof(int));
+	}
+	return sendmsg(fd, &msg, MSG_NOSIGNAL);
+}
+
 static int ctl_exchange(int fd, const struct ctl_request *req,
 			struct ctl_response *resp)
 {
@@ -315,7 +384,7 @@ static int ctl_exchange(int fd, const struct ctl_request *req,
 	if (n < 0)
 		return n;
 	ctl_set_timeouts(fd, CTL_REPLY_TIMEOUT_S);
-	if (send(fd, buf, n, MSG_NOSIGNAL) != n)
+	if (ctl_send(fd, buf, n, req->type == CTL_DUMP ? req->fd : -1) != n)
 		return -errno;
 	got = recv(fd, buf, sizeof(buf), MSG_TRUNC);
 	if (got < 0)

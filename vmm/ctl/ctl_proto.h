@@ -10,7 +10,8 @@
  *             text[len]
  *
  * A request's payload is empty except for CTL_BALLOON (an s64: MiB to
- * inflate, negative to deflate).  A response echoes the type; status is 0
+ * inflate, negative to deflate).  CTL_DUMP's message carries the core
+ * file's descriptor (SCM_RIGHTS), opened by the client (O_EXCL).  A response echoes the type; status is 0
  * or a positive errno; text is printable ASCII (plus newline and tab) for
  * the user, or for CTL_STATE "PID running|paused".  Decoders check every
  * field and length and never read past the message.
@@ -37,12 +38,14 @@ enum ctl_type {
 	CTL_DEBUG,   /* vCPU registers */
 	CTL_STAT,    /* memory and balloon statistics */
 	CTL_BALLOON, /* payload: s64 MiB, > 0 inflate, < 0 deflate */
+	CTL_DUMP,    /* an ELF core into the file passed with SCM_RIGHTS */
 	CTL_TYPE_END,
 };
 
 struct ctl_request {
 	uint16_t type; /* enum ctl_type */
 	int64_t mib;   /* CTL_BALLOON only */
+	int fd;	       /* CTL_DUMP only: not in the payload (SCM_RIGHTS) */
 };
 
 struct ctl_response {

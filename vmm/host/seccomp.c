@@ -161,6 +161,8 @@ static const struct sc_rule allowed[] = {
 	{ "setsockopt", SC_ANY },
 	{ "geteuid", SC_ANY },
 	{ "recvfrom", SC_ANY },
+	/* lkvm dump: the core file's descriptor comes with SCM_RIGHTS. */
+	{ "recvmsg", SC_ANY },
 	/*
 	 * User-mode networking (usernet.c): frames to and from passt over
 	 * its socket; when passt dies or lkvm exits, passt is killed and
@@ -183,6 +185,8 @@ static const unsigned long ioctls[] = {
 	KVM_GET_ONE_REG,
 	KVM_SET_ONE_REG,
 	KVM_INTERRUPT,
+	/* The gdb stub: guest ebreaks exit to lkvm while it is attached. */
+	KVM_SET_GUEST_DEBUG,
 	/* I/O thread and vCPU threads: AIA lines and MSIs, ioeventfds. */
 	KVM_IRQ_LINE,
 	KVM_IRQFD,

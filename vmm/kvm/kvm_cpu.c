@@ -346,6 +346,21 @@ static void cpu_system_event(struct vcpu *vcpu)
 	}
 }
 
+/*
+ * An ebreak with guest debugging on: the gdb stub takes it and every vCPU
+ * is held (this one included, at the ebreak).  Without a stub to take it
+ * (gdb detached meanwhile, which turned debugging off) the ebreak runs
+ * again, now delivered to the guest.
+ */
+static void cpu_debug(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+
+	atomic_fetch_add(&vm->stats.other_exits, 1);
+	if (vm->debug_exit && vm->debug_exit(vm->debug_opaque, vcpu->id))
+		kvm_cpus_pause_async(vm);
+}
+
 /* Returns false when the vCPU must stop. */
 static bool cpu_handle_exit(struct vcpu *vcpu)
 {
@@ -366,6 +381,9 @@ static bool cpu_handle_exit(struct vcpu *vcpu)
 	case KVM_EXIT_SYSTEM_EVENT:
 		cpu_system_event(vcpu);
 		return false;
+	case KVM_EXIT_DEBUG:
+		cpu_debug(vcpu);
+		return true;
 	case KVM_EXIT_INTERNAL_ERROR:
 		vm_request_stop(vcpu->vm, VM_STOP_CRASH,
 				"vCPU %u: KVM internal error (suberror %u)",
@@ -558,6 +576,16 @@ static unsigned int cpus_started(const struct vm *vm)
 	return n;
 }
 
+void kvm_cpus_pause_async(struct vm *vm)
+{
+	pthread_mutex_lock(&vm->pause.lock);
+	if (!vm->pause.want)
+		vm->pause.events++;
+	atomic_store(&vm->pause.want, true);
+	cpus_kick(vm);
+	pthread_mutex_unlock(&vm->pause.lock);
+}
+
 int kvm_cpus_pause(struct vm *vm, unsigned int timeout_ms)
 {
 	struct vm_pause *p = &vm->pause;
@@ -617,4 +645,74 @@ void kvm_cpus_stop(struct vm *vm)
 	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
 		vm->vcpus[i].thread_started = false;
 	pthread_mutex_unlock(&vm->pause.lock);
+}
+
+/* --- debugging ---------------------------------------------------------- */
+
+static const struct {
+	unsigned int num;
+	uint64_t id;
+} csr_ids[] = {
+	{ 0x100, REG_CSR(sstatus) },	 { 0x104, REG_CSR(sie) },
+	{ 0x105, REG_CSR(stvec) },	 { 0x106, REG_CSR(scounteren) },
+	{ 0x10a, REG_CSR(senvcfg) },	 { 0x140, REG_CSR(sscratch) },
+	{ 0x141, REG_CSR(sepc) },	 { 0x142, REG_CSR(scause) },
+	{ 0x143, REG_CSR(stval) },	 { 0x144, REG_CSR(sip) },
+	{ CSR_NUM_SATP, REG_CSR(satp) },
+};
+
+/* The ONE_REG id of reg, or 0. */
+static uint64_t cpu_reg_id(unsigned int reg)
+{
+	if (reg < 32) /* CORE: pc, then x1..x31 (user_regs_struct) */
+		return REG_U64 | KVM_REG_RISCV_CORE | reg;
+	for (size_t i = 0; i < sizeof(csr_ids) / sizeof(csr_ids[0]); i++)
+		if (VCPU_REG_CSR(csr_ids[i].num) == reg)
+			return csr_ids[i].id;
+	return 0;
+}
+
+int kvm_cpu_reg_get(struct vcpu *vcpu, unsigned int reg, uint64_t *val)
+{
+	uint64_t id = cpu_reg_id(reg);
+	unsigned long v = 0;
+	int ret = -ENOENT;
+
+	pthread_rwlock_rdlock(&vcpu->vm->vcpu_lock);
+	if (id && vcpu->fd >= 0)
+		ret = reg_get(vcpu->fd, id, &v);
+	else if (id)
+		ret = -ESRCH;
+	pthread_rwlock_unlock(&vcpu->vm->vcpu_lock);
+	*val = v;
+	return ret;
+}
+
+int kvm_cpu_reg_set(struct vcpu *vcpu, unsigned int reg, uint64_t val)
+{
+	uint64_t id = cpu_reg_id(reg);
+	int ret = -ENOENT;
+
+	pthread_rwlock_rdlock(&vcpu->vm->vcpu_lock);
+	if (id && vcpu->fd >= 0)
+		ret = reg_set(vcpu->fd, id, val);
+	else if (id)
+		ret = -ESRCH;
+	pthread_rwlock_unlock(&vcpu->vm->vcpu_lock);
+	return ret;
+}
+
+int kvm_cpu_set_debug(struct vcpu *vcpu, bool on)
+{
+	struct kvm_guest_debug dbg = {
+		.control = on ? KVM_GUESTDBG_ENABLE : 0,
+	};
+	int ret = -ESRCH;
+
+	pthread_rwlock_rdlock(&vcpu->vm->vcpu_lock);
+	if (vcpu->fd >= 0)
+		ret = ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0 ? -errno :
+								       0;
+	pthread_rwlock_unlock(&vcpu->vm->vcpu_lock);
+	return ret;
 }

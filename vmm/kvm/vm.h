@@ -104,6 +104,14 @@ struct vm {
 	void (*ext_resync)(void *opaque, unsigned int hart);
 	void *ext_resync_opaque;
 
+	/*
+	 * The gdb stub's, while attached: a vCPU thread calls it when its
+	 * guest ran an ebreak (KVM_EXIT_DEBUG); true: the stub takes the
+	 * stop (every vCPU is then held as by kvm_cpus_pause).
+	 */
+	bool (*debug_exit)(void *opaque, unsigned int hart);
+	void *debug_opaque;
+
 	_Atomic int stop;   /* enum vm_stop */
 	int stop_fd;	    /* eventfd: wakes the main thread */
 	int timeout_fd;	    /* --timeout: a timerfd that expires once; -1 */
@@ -172,5 +180,22 @@ int kvm_cpus_pause(struct vm *vm, unsigned int timeout_ms);
 /* Let them run again (0 also when not paused). */
 void kvm_cpus_resume(struct vm *vm);
 bool kvm_cpus_paused(struct vm *vm);
+/* Ask for a pause without waiting for it (any thread). */
+void kvm_cpus_pause_async(struct vm *vm);
+
+/*
+ * Registers of a vCPU that is held or stopped (gdb stub, crash dumps):
+ * reg is VCPU_REG_PC, 1..31 for x1..x31, or VCPU_REG_CSR(number) for an
+ * S-mode CSR KVM offers (sstatus, sie, stvec, scounteren, senvcfg,
+ * sscratch, sepc, scause, stval, sip, satp).  0 or -errno (-ENOENT: no
+ * such register).
+ */
+#define VCPU_REG_PC 0
+#define VCPU_REG_CSR(n) (0x1000u | (n))
+#define CSR_NUM_SATP 0x180
+int kvm_cpu_reg_get(struct vcpu *vcpu, unsigned int reg, uint64_t *val);
+int kvm_cpu_reg_set(struct vcpu *vcpu, unsigned int reg, uint64_t val);
+/* KVM_SET_GUEST_DEBUG: with on, the guest's ebreaks exit to lkvm. */
+int kvm_cpu_set_debug(struct vcpu *vcpu, bool on);
 
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "vmm/machine/ctl_handlers.h"
+#include "vmm/machine/dump.h"
 #include "lib/log.h"
 #include "vmm/machine/machine.h"
 
@@ -51,6 +52,32 @@ static void ctl_debug(struct machine *m, struct ctl_response *resp)
 		ctl_printf(resp, "%s", m->vm.vcpus[i].regs);
 	if (!was_paused)
 		kvm_cpus_resume(&m->vm);
+}
+
+/* lkvm dump: an ELF core into the client's file, the vCPUs held. */
+static void ctl_dump(struct machine *m, int fd, struct ctl_response *resp)
+{
+	bool was_paused = kvm_cpus_paused(&m->vm);
+	int ret;
+
+	if (fd < 0) {
+		ctl_fail(resp, EBADF, "no file came with the request");
+		return;
+	}
+	ret = kvm_cpus_pause(&m->vm, PAUSE_TIMEOUT_MS);
+	if (ret) {
+		ctl_fail(resp, -ret, "the vCPUs did not stop");
+		close(fd);
+		return;
+	}
+	ret = dump_write(&m->vm, fd);
+	if (!was_paused)
+		kvm_cpus_resume(&m->vm);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	if (ret)
+		ctl_fail(resp, -ret, "cannot write the core (see lkvm's log)");
 }
 
 static struct virtio_balloon *ctl_balloon(struct machine *m,
@@ -187,6 +214,9 @@ static void ctl_handle(void *opaque, const struct ctl_request *req,
 		break;
 	case CTL_BALLOON:
 		ctl_balloon_set(m, req->mib, resp);
+		break;
+	case CTL_DUMP:
+		ctl_dump(m, req->fd, resp);
 		break;
 	default:
 		resp->status = EINVAL;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "vmm/machine/boot.h"
+#include "vmm/machine/dump.h"
 #include "vmm/machine/ioeventfds.h"
 #include "vmm/machine/ctl_handlers.h"
 #include "lib/log.h"
@@ -159,6 +160,22 @@ static void step_ctl_down(struct machine *m)
 	ctl_handlers_stop(m);
 }
 
+/* Once: --gdb's listening socket and thread. */
+static int step_gdb_up(struct machine *m)
+{
+	const struct vm_config *cfg = m->vm.cfg;
+
+	m->gdb.lfd = m->gdb.cfd = m->gdb.quit_fd = m->gdb.stop_fd = -1;
+	if (!cfg->gdb)
+		return 0;
+	return gdb_server_start(&m->gdb, &m->vm, cfg->gdb, cfg->gdb_wait);
+}
+
+static void step_gdb_down(struct machine *m)
+{
+	gdb_server_stop(&m->gdb);
+}
+
 static int step_kvm_up(struct machine *m)
 {
 	return kvm_vm_open(&m->vm);
@@ -292,6 +309,7 @@ static const struct boot_step boot_steps[] = {
 	{ "iothread", step_iothread_up, step_iothread_down, false },
 	{ "console", step_console_up, step_console_down, false },
 	{ "ctl", step_ctl_up, step_ctl_down, false },
+	{ "gdb", step_gdb_up, step_gdb_down, false },
 	{ "kvm", step_kvm_up, step_kvm_down, true },
 	{ "ioeventfds", step_ioeventfds, step_ioeventfds_down, true },
 	{ "memslot", step_memslot, NULL, true },
@@ -358,6 +376,18 @@ static bool machine_run_once(struct machine *m, int sfd)
 	return atomic_compare_exchange_strong(&vm->stop, &reset, VM_RUNNING);
 }
 
+/*
+ * --dump-on-panic: the run ended with the guest's crash, with the vCPU
+ * threads ended and their fds and RAM still there.
+ */
+static void dump_on_stop(struct machine *m)
+{
+	int why = atomic_load(&m->vm.stop);
+
+	if (m->vm.cfg->dump_on_panic && why == VM_STOP_CRASH)
+		dump_to_path(&m->vm, m->vm.cfg->dump_on_panic);
+}
+
 int machine_run(struct machine *m, int sfd)
 {
 	size_t done;
@@ -374,6 +404,8 @@ int machine_run(struct machine *m, int sfd)
 		mmio_bus_reset(&m->vm.bus);
 		ret = steps_up(m, true, &done);
 	}
+	if (!ret)
+		dump_on_stop(m);
 	/* The failing step has said why. */
 	if (ret && !atomic_load(&m->vm.stop))
 		vm_request_stop(&m->vm, VM_STOP_HOST_ERROR, "%s", "");

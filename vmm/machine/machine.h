@@ -11,6 +11,7 @@
 #include "vmm/machine/cons.h"
 #include "vmm/ctl/ctl.h"
 #include "vmm/machine/disks.h"
+#include "vmm/machine/gdb.h"
 #include "vmm/host/iothread.h"
 #include "vmm/machine/nics.h"
 #include "vmm/machine/shares.h"
@@ -30,6 +31,7 @@ struct machine {
 	struct vsock vsock;
 	struct iothread io;
 	struct ctl_server ctl; /* the control socket */
+	struct gdb_server gdb; /* --gdb */
 	int sfd;	       /* the signalfd, read between boot steps */
 };
 
