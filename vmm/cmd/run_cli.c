@@ -619,8 +619,9 @@ static const struct opt run_opts[] = {
 	      "instruction until gdb continues (QEMU's -S)"),
 	  .field = CFG(gdb_wait) },
 	{ OPT("dump-on-panic", 0, "FILE", opt_set_path,
-	      "When the guest crashes, write an ELF core of\n"
-	      "it to FILE (as 'lkvm dump') before exiting"),
+	      "When the run ends with a guest panic (status\n"
+	      "6 or 7) or crash (4), write an ELF core of it\n"
+	      "to FILE (as 'lkvm dump') before exiting"),
 	  .field = CFG(dump_on_panic) },
 	{ OPT("dump-dtb", 0, "FILE", opt_set_path,
 	      "Write the generated device tree to FILE"),

@@ -377,14 +377,17 @@ static bool machine_run_once(struct machine *m, int sfd)
 }
 
 /*
- * --dump-on-panic: the run ended with the guest's crash, with the vCPU
- * threads ended and their fds and RAM still there.
+ * --dump-on-panic: the run ended with a panic the guest reported
+ * (pvpanic), a reset refused by --no-reboot (a panic=-1 kernel's) or a
+ * crash; the vCPU threads have ended, their fds and RAM are still there.
  */
 static void dump_on_stop(struct machine *m)
 {
 	int why = atomic_load(&m->vm.stop);
 
-	if (m->vm.cfg->dump_on_panic && why == VM_STOP_CRASH)
+	if (m->vm.cfg->dump_on_panic &&
+	    (why == VM_STOP_PANIC || why == VM_STOP_REBOOT ||
+	     why == VM_STOP_CRASH))
 		dump_to_path(&m->vm, m->vm.cfg->dump_on_panic);
 }
 
