@@ -209,12 +209,33 @@ case_result() {
 	fi
 }
 
+# during_start NAME / during_end NAME: tests/e2e/NAME.during, when
+# present, runs on the build machine while the case's host runs (a case
+# with a host of its own), with the case's console log (written as it
+# comes) as its argument; it ends by itself (its own time limits), and
+# its PASS/FAIL lines count with the case's.
+during_start() {
+	during_pid=
+	[ -x "tests/e2e/$1.during" ] || return 0
+	: >"$logs/e2e-$1.log"
+	"tests/e2e/$1.during" "$logs/e2e-$1.log" \
+		>"$logs/e2e-$1.during.log" 2>&1 &
+	during_pid=$!
+}
+during_end() {
+	[ -z "$during_pid" ] && return 0
+	wait "$during_pid"
+	collect "e2e/$1" "$logs/e2e-$1.during.log" >/dev/null
+}
+
 # A case boots a host of its own when it needs one (a host disk, a kill
 # at a console line); the others share one boot per batch key: the host
 # kind (--aia) and the --guest-add files (added to every guest image).
 batch_key() {
 	local opts=" $1 " key=plic w prev=
-	case "$opts" in *" --disk "* | *" --kill-on "*) echo alone; return ;; esac
+	case "$opts" in *" --disk "* | *" --kill-on "* | *" --hostfwd "*)
+		echo alone; return ;;
+	esac
 	case "$opts" in *" --aia "*) key=aia ;; esac
 	for w in $opts; do
 		[ "$prev" = --guest-add ] && key+=" $w"
@@ -399,8 +420,11 @@ suite_e2e() {
 		if [ "$key" = alone ]; then
 			stage "check: e2e $name (a host of its own)"
 			t0=$(date +%s)
+			during_start "$name"
 			run_case "$logs/e2e-$name.log" "$opts" "$script"
-			case_result "$name" "$logs/e2e-$name.log" $?
+			rc=$?
+			during_end "$name"
+			case_result "$name" "$logs/e2e-$name.log" $rc
 			case_time "$name" $(($(date +%s) - t0))
 			stage_done
 			continue

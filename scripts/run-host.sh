@@ -28,6 +28,11 @@
 #                     QEMU cache=writeback:
 #                     FILE gets what the host's kernel writes out, and the
 #                     host's flushes become fdatasync of FILE
+#   --hostfwd H:G     give the host a user-mode NIC (eth0; QEMU's slirp:
+#                     the test sets 10.0.2.15/24 itself) whose TCP port G is
+#                     reachable at 127.0.0.1:H of this machine; the console
+#                     is then written line by line (a build-machine
+#                     driver, tests/e2e/NAME.during, watches it)
 #   --kill-on TEXT    with --test: kill QEMU with SIGKILL as soon as TEXT is
 #                     on the console (the host's RAM, its page cache with it,
 #                     is lost); exit status 0 then, 125 if TEXT never came
@@ -44,7 +49,7 @@ usage() {
 }
 
 aia=0 lkvm=0 interactive=0 test= timeout=300 log= append= smp=2 mem=2G
-disk= kill_on=
+disk= kill_on= hostfwd=
 adds=() guest_tests=() guest_adds=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -62,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--disk) disk=$2; shift 2 ;;
 	--kill-on) kill_on=$2; shift 2 ;;
+	--hostfwd) hostfwd=$2; shift 2 ;;
 	-h|--help) usage ;;
 	*) echo "run-host: unknown option $1" >&2; usage ;;
 	esac
@@ -115,6 +121,10 @@ if [ -n "$disk" ]; then
 	qemu+=(-drive "file=$disk,format=raw,if=none,id=hd0,cache=writeback"
 		-device virtio-blk-device,drive=hd0)
 fi
+if [ -n "$hostfwd" ]; then
+	qemu+=(-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:${hostfwd%%:*}-:${hostfwd#*:}"
+		-device virtio-net-device,netdev=n0)
+fi
 
 if [ -z "$test" ] || [ $interactive -eq 1 ]; then
 	echo "run-host: booting the emulated RISC-V KVM host; Ctrl-A x leaves QEMU"
@@ -139,6 +149,8 @@ if [ -n "$kill_on" ]; then
 	) &
 	watcher=$!
 	# tr writes each line at once, not when its buffer fills.
+	tr=(stdbuf -oL tr)
+elif [ -n "$hostfwd" ]; then
 	tr=(stdbuf -oL tr)
 else
 	tr=(tr)
