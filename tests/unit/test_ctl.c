@@ -186,6 +186,12 @@ static void echo_handler(void *opaque, const struct ctl_request *req,
 		ctl_printf(resp, "%d running", (int)(intptr_t)opaque);
 	else if (req->type == CTL_BALLOON)
 		ctl_printf(resp, "mib %lld", (long long)req->mib);
+	else if (req->type == CTL_DUMP) /* write into the passed file */
+		ctl_printf(resp, "fd %s",
+			   req->fd >= 0 && write(req->fd, "core", 4) == 4 &&
+					   !close(req->fd) ?
+				   "written" :
+				   "none");
 	else
 		resp->status = EOPNOTSUPP;
 }
@@ -224,6 +230,28 @@ static void test_server_answers_and_cleans_up(void **state)
 	req.type = CTL_DEBUG;
 	assert_int_equal(ctl_request("g1", &req, &resp), 0);
 	assert_int_equal(resp.status, EOPNOTSUPP);
+
+	/* lkvm dump: the client's file reaches the handler (SCM_RIGHTS). */
+	{
+		char core[160], got[8] = "";
+		int fd;
+
+		snprintf(core, sizeof(core), "%s/core", home);
+		fd = open(core, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		req = (struct ctl_request){ CTL_DUMP, 0, fd };
+		assert_int_equal(ctl_request("g1", &req, &resp), 0);
+		assert_string_equal(resp.text, "fd written");
+		close(fd);
+		fd = open(core, O_RDONLY);
+		assert_int_equal(read(fd, got, sizeof(got)), 4);
+		assert_string_equal(got, "core");
+		close(fd);
+		/* without a file the handler sees none */
+		req = (struct ctl_request){ CTL_DUMP, 0, -1 };
+		assert_int_equal(ctl_request("g1", &req, &resp), 0);
+		assert_string_equal(resp.text, "fd none");
+	}
 
 	/* A second lkvm with the same name is refused. */
 	static struct ctl_server s2;
@@ -499,6 +527,10 @@ static void test_args_accepted(void **state)
 	assert_int_equal(a.mib, 64);
 	assert_int_equal(parse(&a, "balloon -n x --deflate=0x10"), 0);
 	assert_int_equal(a.mib, -16);
+	assert_int_equal(parse(&a, "dump -n x core.elf"), 0);
+	assert_int_equal(a.cmd, CTL_CMD_DUMP);
+	assert_string_equal(a.file, "core.elf");
+	assert_string_equal(a.name, "x");
 }
 
 static void test_args_refused(void **state)
@@ -508,6 +540,10 @@ static void test_args_refused(void **state)
 	(void)state;
 	assert_int_equal(parse(&a, "list -x"), -EINVAL);
 	assert_int_equal(parse(&a, "list extra"), -EINVAL);
+	assert_int_equal(parse(&a, "dump -n x"), -EINVAL);
+	assert_int_equal(parse(&a, "dump core"), -EINVAL);
+	assert_int_equal(parse(&a, "dump -n x a b"), -EINVAL);
+	assert_int_equal(parse(&a, "dump -a core"), -EINVAL);
 	assert_int_equal(parse(&a, "stop"), -EINVAL);
 	assert_int_equal(parse(&a, "stop -n a -a"), -EINVAL);
 	assert_int_equal(parse(&a, "stop -n"), -EINVAL);
