@@ -21,5 +21,5 @@ echo "lkvm-gdb: starting lkvm"
 	echo "lkvm-gdb: lkvm exit status $?"
 } 2>&1 | tee /tmp/a.log
 t gdb-guest-ran-to-its-end has "guest-gdb-done" /tmp/a.log
-t gdb-lkvm-attached-twice [ "$(grep -c "gdb: attached" /tmp/a.log)" -eq 2 ]
+t gdb-lkvm-attached-3-times [ "$(grep -c "gdb: attached" /tmp/a.log)" -eq 3 ]
 t gdb-lkvm-exit-0 has "lkvm-gdb: lkvm exit status 0" /tmp/a.log
