@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The gdb stub's server; see gdb.h. */
 #include <errno.h>
-#include <netdb.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -19,6 +19,7 @@
 
 #define GDB_PAUSE_MS 5000
 #define GDB_RETRY_NS (20 * 1000000L)
+#define GDB_SEND_TIMEOUT_S 5
 
 _Static_assert(GDB_REG_PC == VCPU_REG_PC &&
 		       GDB_REG_CSR(0x180) == VCPU_REG_CSR(CSR_NUM_SATP),
@@ -190,9 +191,12 @@ static void gdb_detach(struct gdb_server *g)
 
 static void gdb_attach(struct gdb_server *g, int fd)
 {
+	/* A gdb that stops reading cannot hold the thread (and lkvm's exit). */
+	const struct timeval tv = { .tv_sec = GDB_SEND_TIMEOUT_S };
 	int one = 1;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	g->cfd = fd;
 	gdb_rx_init(&g->rx);
 	gdb_session_init(&g->sess, &gdb_ops, g, g->vm->cfg->nr_cpus);
@@ -209,6 +213,12 @@ static void gdb_packet(struct gdb_server *g)
 
 	if (!g->sess.no_ack)
 		gdb_send_raw(g, "+", 1);
+	if (g->running) { /* all-stop: only 0x03 while the guest runs */
+		g->sess.out_len = snprintf(g->sess.out, sizeof(g->sess.out),
+					   "E%02x", EBUSY);
+		gdb_send(g);
+		return;
+	}
 	act = gdb_session_packet(&g->sess, g->rx.buf, g->rx.len);
 	switch (act) {
 	case GDB_ACT_REPLY:
@@ -305,17 +315,39 @@ static int gdb_listen_unix(struct gdb_server *g, const char *path)
 	return 0;
 }
 
+/* HOST (numeric IPv4 or IPv6) and PORT into sa: its length, or 0. */
+static socklen_t gdb_tcp_addr(const char *host, const char *port,
+			      struct sockaddr_storage *sa)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)sa;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+	char *end;
+	unsigned long p = strtoul(port, &end, 10);
+
+	memset(sa, 0, sizeof(*sa));
+	if (!*port || *end || !p || p > 65535)
+		return 0;
+	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(p);
+		return sizeof(*in);
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(p);
+		return sizeof(*in6);
+	}
+	return 0;
+}
+
 /* tcp:PORT (127.0.0.1) or tcp:HOST:PORT, HOST numeric. */
 static int gdb_listen_tcp(struct gdb_server *g, const char *spec)
 {
-	const struct addrinfo hints = {
-		.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV,
-		.ai_socktype = SOCK_STREAM,
-	};
 	const char *colon = strrchr(spec, ':');
 	char host[64] = "127.0.0.1";
-	struct addrinfo *ai;
-	int one = 1, ret;
+	struct sockaddr_storage sa;
+	socklen_t len;
+	int one = 1;
 
 	if (colon) {
 		if ((size_t)(colon - spec) >= sizeof(host))
@@ -324,17 +356,14 @@ static int gdb_listen_tcp(struct gdb_server *g, const char *spec)
 		host[colon - spec] = '\0';
 		spec = colon + 1;
 	}
-	ret = getaddrinfo(host, spec, &hints, &ai);
-	if (ret)
+	len = gdb_tcp_addr(host, spec, &sa);
+	if (!len)
 		return -EINVAL;
-	g->lfd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (g->lfd >= 0)
-		setsockopt(g->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	ret = g->lfd < 0 || bind(g->lfd, ai->ai_addr, ai->ai_addrlen) < 0 ?
-		      -errno :
-		      0;
-	freeaddrinfo(ai);
-	return ret;
+	g->lfd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (g->lfd < 0)
+		return -errno;
+	setsockopt(g->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	return bind(g->lfd, (struct sockaddr *)&sa, len) < 0 ? -errno : 0;
 }
 
 static int gdb_listen(struct gdb_server *g, const char *spec)
