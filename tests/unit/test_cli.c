@@ -688,6 +688,8 @@ static void test_last_wins(void **state)
 /* --no-reboot, --timeout, --console-log; -i adds one more each time. */
 static void test_boot_test_options(void **state)
 {
+	static const char *const bad_gdb[] = { "1234", "tcp:65536",
+					       "unix:", "tcp:", "udp:1" };
 	struct res *r;
 
 	(void)state;
@@ -720,6 +722,21 @@ static void test_boot_test_options(void **state)
 	expect_error(parse("run", "-i1", "-i2", "-i3", "-i4", "-i5", "-i6",
 			   "-i7", "-i8", "-i9", "Image"),
 		     "too many initrds (at most 8 -i)");
+	/* --gdb: the form is checked at once, the address when bound. */
+	r = expect_run(parse("run", "--gdb", "tcp::1234", "Image"));
+	assert_string_equal(r->cfg.gdb, "tcp::1234");
+	res_free(r);
+	res_free(expect_run(parse("run", "--gdb=tcp:0.0.0.0:1", "Image")));
+	res_free(expect_run(parse("run", "--gdb", "unix:/tmp/g", "Image")));
+	for (size_t i = 0; i < sizeof(bad_gdb) / sizeof(*bad_gdb); i++) {
+		char msg[128];
+
+		snprintf(
+			msg, sizeof(msg),
+			"invalid --gdb '%s' (expected tcp:PORT, tcp:HOST:PORT or unix:PATH)",
+			bad_gdb[i]);
+		expect_error(parse("run", "--gdb", bad_gdb[i], "Image"), msg);
+	}
 	/* --firmware boots no kernel: every initrd is ignored. */
 	r = expect_run_warned(parse("run", "-f", "fw", "-i", "a", "-i", "b"));
 	assert_int_equal(r->cfg.nr_initrds, 0);

@@ -159,6 +159,27 @@ static int set_timeout(struct opt_parser *p, const struct opt *o,
 	return 0;
 }
 
+/*
+ * --gdb tcp:[HOST:]PORT or unix:PATH: the form here (a typo is a usage
+ * error); the address itself when the stub binds it (vmm/machine/gdb.c).
+ */
+static int set_gdb(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	const char *port = strrchr(arg, ':');
+	uint64_t n;
+
+	if (!strncmp(arg, "unix:", 5) && arg[5])
+		return opt_set_string(p, o, arg);
+	if (strncmp(arg, "tcp:", 4) || opt_parse_u64(port + 1, &n) || !n ||
+	    n > 65535)
+		return cli_err(
+			r,
+			"invalid --%s '%s' (expected tcp:PORT, tcp:HOST:PORT or unix:PATH)",
+			o->name, arg);
+	return opt_set_string(p, o, arg);
+}
+
 /* --tty N: kvmtool's terminal N; lkvm has one, its console (0). */
 static int set_tty(struct opt_parser *p, const struct opt *o, const char *arg)
 {
@@ -607,12 +628,13 @@ static const struct opt run_opts[] = {
 	      "Delay every disk request by MS milliseconds\n"
 	      "(0.." STR(
 		      CLI_IODELAY_MAX_MS) "; uses the thread pool engine)") },
-	{ OPT("gdb", 0, "SPEC", opt_set_string,
-	      "A GDB remote stub at tcp:PORT (127.0.0.1\n"
-	      "only), tcp:HOST:PORT (HOST numeric, 0.0.0.0:\n"
-	      "all) or unix:PATH; gdb attaches any time and\n"
-	      "stops every vCPU.  No single-step (KVM RISC-V\n"
-	      "has none): breakpoints, continue, Ctrl-C"),
+	{ OPT("gdb", 0, "SPEC", set_gdb,
+	      "A GDB remote stub at tcp:PORT or QEMU's\n"
+	      "tcp::PORT (127.0.0.1 only), tcp:HOST:PORT\n"
+	      "(HOST numeric, 0.0.0.0: all) or unix:PATH;\n"
+	      "gdb attaches any time and stops every vCPU.\n"
+	      "No single-step (KVM RISC-V has none):\n"
+	      "breakpoints, continue, Ctrl-C"),
 	  .field = CFG(gdb) },
 	{ OPT("gdb-wait", 0, NULL, opt_set_true,
 	      "With --gdb: hold the vCPUs before their first\n"

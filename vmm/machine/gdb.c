@@ -340,7 +340,7 @@ static socklen_t gdb_tcp_addr(const char *host, const char *port,
 	return 0;
 }
 
-/* tcp:PORT (127.0.0.1) or tcp:HOST:PORT, HOST numeric. */
+/* tcp:PORT or tcp::PORT (127.0.0.1), or tcp:HOST:PORT, HOST numeric. */
 static int gdb_listen_tcp(struct gdb_server *g, const char *spec)
 {
 	const char *colon = strrchr(spec, ':');
@@ -349,13 +349,15 @@ static int gdb_listen_tcp(struct gdb_server *g, const char *spec)
 	socklen_t len;
 	int one = 1;
 
-	if (colon) {
+	/* tcp::PORT (QEMU's spelling) is tcp:PORT. */
+	if (colon && colon > spec) {
 		if ((size_t)(colon - spec) >= sizeof(host))
 			return -EINVAL;
 		memcpy(host, spec, colon - spec);
 		host[colon - spec] = '\0';
-		spec = colon + 1;
 	}
+	if (colon)
+		spec = colon + 1;
 	len = gdb_tcp_addr(host, spec, &sa);
 	if (!len)
 		return -EINVAL;
