@@ -47,7 +47,11 @@ static void check_run_config(const struct vm_config *cfg)
 	/* A kernel, or (--firmware) a firmware and no kernel. */
 	CHECK((cfg->kernel && cfg->kernel[0] && !cfg->firmware) ||
 	      (!cfg->kernel && cfg->firmware && cfg->firmware[0]));
-	CHECK(!cfg->firmware || !cfg->initrd);
+	CHECK(!cfg->firmware || !cfg->nr_initrds);
+	CHECK(cfg->nr_initrds <= CONFIG_MAX_INITRDS);
+	for (unsigned int i = 0; i < cfg->nr_initrds; i++)
+		CHECK(cfg->initrds[i] && cfg->initrds[i][0]);
+	CHECK(cfg->timeout_s <= CLI_TIMEOUT_MAX_S);
 	CHECK(cfg->tty == -1 || cfg->tty == 0);
 	CHECK(cfg->debug_iodelay_ms <= CLI_IODELAY_MAX_MS);
 	CHECK(cfg->nr_cpus >= 1 && cfg->nr_cpus <= CONFIG_MAX_CPUS);

@@ -34,21 +34,21 @@ static int kioctl(int fd, unsigned long nr, void *arg)
 	return ioctl(fd, nr, arg) < 0 ? -errno : 0;
 }
 
+/* struct vhost_memory ends in a flexible array: one region after it. */
 static int kernel_mem_table(int fd, const struct vhost_mem *m)
 {
-	struct {
-		struct vhost_memory hdr;
-		struct vhost_memory_region region;
-	} t = {
-		.hdr.nregions = 1,
-		.region = {
-			.guest_phys_addr = m->gpa,
-			.memory_size = m->size,
-			.userspace_addr = m->hva,
-		},
-	};
+	_Alignas(struct vhost_memory)
+		uint8_t buf[sizeof(struct vhost_memory) +
+			    sizeof(struct vhost_memory_region)] = { 0 };
+	struct vhost_memory *t = (struct vhost_memory *)buf;
 
-	return kioctl(fd, VHOST_SET_MEM_TABLE, &t);
+	t->nregions = 1;
+	t->regions[0] = (struct vhost_memory_region){
+		.guest_phys_addr = m->gpa,
+		.memory_size = m->size,
+		.userspace_addr = m->hva,
+	};
+	return kioctl(fd, VHOST_SET_MEM_TABLE, t);
 }
 
 /* The ring requests that carry (index, number) or (index, fd). */
