@@ -58,6 +58,11 @@ static void print_console_tail(struct cons *c)
 		pr_err("the guest wrote nothing to its console");
 		return;
 	}
+	/* The guest's bytes: no escape sequence reaches the terminal. */
+	for (char *p = tail; *p; p++)
+		if ((*p > 0 && *p < ' ' && *p != '\n' && *p != '\t') ||
+		    *p == 0x7f)
+			*p = '?';
 	pr_err("the console's last lines:");
 	for (line = strtok_r(tail, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))

@@ -177,7 +177,16 @@ void dump_to_path(struct vm *vm, const char *path)
 		pr_err("--dump-on-panic: %s: name too long", path);
 		return;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * A new file of lkvm's own: never one (or a link) that someone who
+	 * can write to the directory put at tmp's name beforehand.
+	 */
+	if (unlink(tmp) < 0 && errno != ENOENT) {
+		pr_err("--dump-on-panic: %s: %s", tmp, strerror(errno));
+		return;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
 	if (fd < 0) {
 		pr_err("--dump-on-panic: %s: %s", tmp, strerror(errno));
 		return;

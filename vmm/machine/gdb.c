@@ -106,10 +106,19 @@ static bool gdb_debug_exit(void *opaque, unsigned int hart)
 
 /* --- the connection ----------------------------------------------------- */
 
+/*
+ * A send that fails or stalls for GDB_SEND_TIMEOUT_S ends the connection
+ * (the thread drops it before it reads more): a peer that stops reading
+ * while asking for resends cannot hold the thread, nor lkvm's exit.
+ */
 static void gdb_send_raw(struct gdb_server *g, const void *p, size_t n)
 {
-	if (g->cfd >= 0 && send(g->cfd, p, n, MSG_NOSIGNAL) != (ssize_t)n)
-		pr_debug("gdb: send: %s", strerror(errno));
+	if (g->cfd < 0 || g->send_failed)
+		return;
+	if (send(g->cfd, p, n, MSG_NOSIGNAL) != (ssize_t)n) {
+		pr_warn("gdb: the debugger is not taking replies: disconnecting");
+		g->send_failed = true;
+	}
 }
 
 static void gdb_send(struct gdb_server *g)
@@ -198,6 +207,7 @@ static void gdb_attach(struct gdb_server *g, int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	g->cfd = fd;
+	g->send_failed = false;
 	gdb_rx_init(&g->rx);
 	gdb_session_init(&g->sess, &gdb_ops, g, g->vm->cfg->nr_cpus);
 	g->frame_len = 0;
@@ -248,7 +258,7 @@ static void gdb_input(struct gdb_server *g)
 			gdb_detach(g);
 		return;
 	}
-	for (ssize_t i = 0; i < n && g->cfd >= 0; i++) {
+	for (ssize_t i = 0; i < n && g->cfd >= 0 && !g->send_failed; i++) {
 		switch (gdb_rx_byte(&g->rx, buf[i])) {
 		case GDB_RX_PACKET:
 			gdb_packet(g);
@@ -296,6 +306,8 @@ static void *gdb_thread(void *arg)
 			if (fd >= 0)
 				gdb_attach(g, fd);
 		}
+		if (g->send_failed && g->cfd >= 0)
+			gdb_detach(g);
 	}
 }
 
@@ -427,6 +439,10 @@ void gdb_server_stop(struct gdb_server *g)
 	if (g->cfd >= 0) {
 		g->sess.out_len =
 			snprintf(g->sess.out, sizeof(g->sess.out), "W00");
+		/* One try, without waiting on a peer that stopped reading. */
+		setsockopt(g->cfd, SOL_SOCKET, SO_SNDTIMEO,
+			   &(struct timeval){ .tv_usec = 100000 },
+			   sizeof(struct timeval));
 		gdb_send(g);
 		close(g->cfd);
 	}

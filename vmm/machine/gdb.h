@@ -29,7 +29,8 @@ struct gdb_server {
 	int stop_fd;	/* eventfd: a vCPU hit an ebreak */
 	atomic_int hit; /* its hart + 1; 0: none */
 	atomic_bool attached;
-	bool running; /* gdb's view: continued, not yet stopped */
+	bool running;	  /* gdb's view: continued, not yet stopped */
+	bool send_failed; /* the peer is not taking replies: drop it */
 	bool started;
 	pthread_t thread;
 	char unix_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
