@@ -175,52 +175,64 @@ static const struct sc_rule allowed[] = {
 	{ "ioctl", SC_IOCTL },
 };
 
+/* An ioctl request and when the filter lets it through. */
+enum sc_io_need {
+	IO_ANY,	  /* always */
+	IO_GDB,	  /* with --gdb */
+	IO_VSOCK, /* with --vsock */
+};
+
+struct sc_ioctl {
+	unsigned long req;
+	enum sc_io_need need;
+};
+
 /*
  * ioctl requests.  Opening the tap (TUNSETIFF, TUNSETVNETHDRSZ, SIOC*),
  * BLKGETSIZE64 and the first boot's set-up happen before the filter.
  */
-static const unsigned long ioctls[] = {
+static const struct sc_ioctl ioctls[] = {
 	/* vCPU threads: run, SBI/CSR registers, PLIC interrupt lines. */
-	KVM_RUN,
-	KVM_GET_ONE_REG,
-	KVM_SET_ONE_REG,
-	KVM_INTERRUPT,
+	{ KVM_RUN, IO_ANY },
+	{ KVM_GET_ONE_REG, IO_ANY },
+	{ KVM_SET_ONE_REG, IO_ANY },
+	{ KVM_INTERRUPT, IO_ANY },
 	/* The gdb stub: guest ebreaks exit to lkvm while it is attached. */
-	KVM_SET_GUEST_DEBUG,
+	{ KVM_SET_GUEST_DEBUG, IO_GDB },
 	/* I/O thread and vCPU threads: AIA lines and MSIs, ioeventfds. */
-	KVM_IRQ_LINE,
-	KVM_IRQFD,
-	KVM_IOEVENTFD,
-	KVM_SIGNAL_MSI,
+	{ KVM_IRQ_LINE, IO_ANY },
+	{ KVM_IRQFD, IO_ANY },
+	{ KVM_IOEVENTFD, IO_ANY },
+	{ KVM_SIGNAL_MSI, IO_ANY },
 	/* A guest reboot builds a new KVM VM (kvm_vm.c, kvm_aia.c). */
-	KVM_GET_API_VERSION,
-	KVM_CHECK_EXTENSION,
-	KVM_GET_VCPU_MMAP_SIZE,
-	KVM_CREATE_VM,
-	KVM_CREATE_VCPU,
-	KVM_SET_USER_MEMORY_REGION,
-	KVM_CREATE_DEVICE,
-	KVM_SET_DEVICE_ATTR,
-	KVM_GET_DEVICE_ATTR,
-	KVM_HAS_DEVICE_ATTR,
+	{ KVM_GET_API_VERSION, IO_ANY },
+	{ KVM_CHECK_EXTENSION, IO_ANY },
+	{ KVM_GET_VCPU_MMAP_SIZE, IO_ANY },
+	{ KVM_CREATE_VM, IO_ANY },
+	{ KVM_CREATE_VCPU, IO_ANY },
+	{ KVM_SET_USER_MEMORY_REGION, IO_ANY },
+	{ KVM_CREATE_DEVICE, IO_ANY },
+	{ KVM_SET_DEVICE_ATTR, IO_ANY },
+	{ KVM_GET_DEVICE_ATTR, IO_ANY },
+	{ KVM_HAS_DEVICE_ATTR, IO_ANY },
 	/* virtio-net: the guest's receive offloads mirrored into the tap. */
-	TUNSETOFFLOAD,
+	{ TUNSETOFFLOAD, IO_ANY },
 	/*
 	 * --vsock: the guest's DRIVER_OK hands the rings to vhost-vsock, its
 	 * reset takes them back (vmm/host/vhost.c; the rest at set-up).
 	 */
-	VHOST_SET_VRING_NUM,
-	VHOST_SET_VRING_BASE,
-	VHOST_SET_VRING_ADDR,
-	VHOST_SET_VRING_CALL,
-	VHOST_SET_VRING_KICK,
-	VHOST_GET_VRING_BASE,
-	VHOST_SET_FEATURES,
-	VHOST_VSOCK_SET_RUNNING,
+	{ VHOST_SET_VRING_NUM, IO_VSOCK },
+	{ VHOST_SET_VRING_BASE, IO_VSOCK },
+	{ VHOST_SET_VRING_ADDR, IO_VSOCK },
+	{ VHOST_SET_VRING_CALL, IO_VSOCK },
+	{ VHOST_SET_VRING_KICK, IO_VSOCK },
+	{ VHOST_GET_VRING_BASE, IO_VSOCK },
+	{ VHOST_SET_FEATURES, IO_VSOCK },
+	{ VHOST_VSOCK_SET_RUNNING, IO_VSOCK },
 	/* The terminal: raw mode is restored at exit (term.c). */
-	TCGETS,
-	TCSETS,
-	TCFLSH,
+	{ TCGETS, IO_ANY },
+	{ TCSETS, IO_ANY },
+	{ TCFLSH, IO_ANY },
 };
 
 #define NR_ALLOWED (sizeof(allowed) / sizeof(allowed[0]))
@@ -290,7 +302,28 @@ static void seccomp_sigsys(int sig, siginfo_t *si, void *ucontext)
 	_exit(LKVM_EXIT_SECCOMP);
 }
 
-static int rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
+static bool ioctl_needed(const struct vm_config *cfg, const struct sc_ioctl *io)
+{
+	switch (io->need) {
+	case IO_GDB:
+		return cfg->gdb != NULL;
+	case IO_VSOCK:
+		return cfg->vsock_cid != 0;
+	default:
+		return true;
+	}
+}
+
+bool seccomp_ioctl_allowed(const struct vm_config *cfg, unsigned long req)
+{
+	for (size_t i = 0; i < NR_IOCTLS; i++)
+		if (ioctls[i].req == req)
+			return ioctl_needed(cfg, &ioctls[i]);
+	return false;
+}
+
+static int rule_add(scmp_filter_ctx ctx, const struct vm_config *cfg,
+		    const struct sc_rule *r)
 {
 	int nr = seccomp_syscall_resolve_name(r->name);
 	int ret = 0;
@@ -312,10 +345,12 @@ static int rule_add(scmp_filter_ctx ctx, const struct sc_rule *r)
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	case SC_IOCTL:
 		for (size_t i = 0; i < NR_IOCTLS && !ret; i++)
-			ret = seccomp_rule_add(
-				ctx, SCMP_ACT_ALLOW, nr, 1,
-				SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL,
-					ioctls[i] & 0xffffffffUL));
+			if (ioctl_needed(cfg, &ioctls[i]))
+				ret = seccomp_rule_add(
+					ctx, SCMP_ACT_ALLOW, nr, 1,
+					SCMP_A1(SCMP_CMP_MASKED_EQ,
+						0xffffffffUL,
+						ioctls[i].req & 0xffffffffUL));
 		return ret;
 	}
 	return -EINVAL;
@@ -347,7 +382,8 @@ static int seccomp_failed(const char *what, int ret)
 	return ret;
 }
 
-static int ctx_build(scmp_filter_ctx ctx, bool arch_riscv64)
+static int ctx_build(scmp_filter_ctx ctx, const struct vm_config *cfg,
+		     bool arch_riscv64)
 {
 	int ret = 0;
 
@@ -365,7 +401,7 @@ static int ctx_build(scmp_filter_ctx ctx, bool arch_riscv64)
 	if (ret)
 		return seccomp_failed("cannot ask for TSYNC", ret);
 	for (size_t i = 0; i < NR_ALLOWED; i++) {
-		ret = rule_add(ctx, &allowed[i]);
+		ret = rule_add(ctx, cfg, &allowed[i]);
 		if (ret) {
 			pr_err("seccomp: cannot allow %s: %s", allowed[i].name,
 			       strerror(-ret));
@@ -404,12 +440,11 @@ int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64)
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
 	int ret;
 
-	(void)cfg;
 	if (!ctx) {
 		pr_err("seccomp: cannot create a filter");
 		return -ENOMEM;
 	}
-	ret = ctx_build(ctx, arch_riscv64);
+	ret = ctx_build(ctx, cfg, arch_riscv64);
 	if (!ret && load) {
 		names_resolve();
 		ret = sigsys_install();

@@ -51,4 +51,10 @@ size_t seccomp_format_kill(char *buf, size_t size, const char *name, long nr);
 /* The allow-list's i-th system call name, NULL past its end (tests). */
 const char *seccomp_allowed_name(size_t i);
 
+/*
+ * Whether cfg's filter lets ioctl request req through: the gdb stub's
+ * and vhost's requests only when --gdb or --vsock asked for them.
+ */
+bool seccomp_ioctl_allowed(const struct vm_config *cfg, unsigned long req);
+
 #endif
