@@ -179,6 +179,8 @@ void virtio_core_set_dma_locked(struct virtio_core *c, bool on)
 	if (c->dma_off == !on)
 		return;
 	c->dma_off = !on;
+	if (c->dev.ops->dma)
+		c->dev.ops->dma(c->dev.opaque, on);
 	for (unsigned int q = 0; q < c->dev.num_queues; q++) {
 		if (!on)
 			virtq_hold(&c->queues[q]);

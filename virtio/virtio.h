@@ -67,6 +67,12 @@ struct virtio_dev_ops {
 	 * enters DEVICE_NEEDS_RESET.  May be NULL.
 	 */
 	int (*driver_ok)(void *opaque);
+	/*
+	 * PCI bus mastering turned off (on: false) or on again: a device
+	 * whose queues another party serves (vhost) stops it touching guest
+	 * memory meanwhile.  Optional; lkvm's own queues are held by the core.
+	 */
+	void (*dma)(void *opaque, bool on);
 };
 
 /* What a device tells the transport about itself. */

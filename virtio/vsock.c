@@ -32,6 +32,14 @@ static int vsock_driver_ok(void *opaque)
 	return ret;
 }
 
+static void vsock_dma(void *opaque, bool on)
+{
+	struct virtio_vsock *vs = opaque;
+
+	if (vs->started && vs->be.dma)
+		vs->be.dma(vs->be.opaque, on);
+}
+
 static void vsock_reset(void *opaque)
 {
 	struct virtio_vsock *vs = opaque;
@@ -64,6 +72,7 @@ static const struct virtio_dev_ops vsock_dev_ops = {
 	.features_ok = vsock_features_ok,
 	.config_read = vsock_config_read,
 	.driver_ok = vsock_driver_ok,
+	.dma = vsock_dma,
 };
 
 int virtio_vsock_init(struct virtio_vsock *vs, const struct dev_res *res,

@@ -38,6 +38,11 @@ struct virtio_vsock_backend {
 	void (*stop)(void *opaque);
 	/* A notification of ring q that lkvm received. */
 	void (*kick)(void *opaque, unsigned int q);
+	/*
+	 * After start: PCI bus mastering off (false), stop touching guest
+	 * memory; on again (true), go on.  Optional.
+	 */
+	void (*dma)(void *opaque, bool on);
 	void *opaque;
 };
 

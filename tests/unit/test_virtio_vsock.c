@@ -32,7 +32,8 @@ struct fix {
 	struct vqm q[3];
 	struct virtio_vsock vs;
 	int level;
-	unsigned int starts, stops, kicks[3];
+	unsigned int starts, stops, kicks[3], dmas;
+	bool dma_on;
 	uint64_t start_features;
 	int start_ret;
 	bool rings_ready_at_start;
@@ -64,11 +65,24 @@ static void be_kick(void *opaque, unsigned int q)
 	((struct fix *)opaque)->kicks[q]++;
 }
 
+static void be_dma(void *opaque, bool on)
+{
+	struct fix *f = opaque;
+
+	f->dmas++;
+	f->dma_on = on;
+}
+
 static int fix_init(struct fix *f, uint64_t cid, uint64_t host_features)
 {
 	const struct irq_line irq = { irq_set, &f->level };
-	const struct virtio_vsock_backend be = { be_start, be_stop, be_kick,
-						 f };
+	const struct virtio_vsock_backend be = {
+		.start = be_start,
+		.stop = be_stop,
+		.kick = be_kick,
+		.dma = be_dma,
+		.opaque = f,
+	};
 
 	return virtio_vsock_init(&f->vs, &SLOT_RES(0), &f->q[0].mem, &irq, cid,
 				 host_features, &be);
@@ -278,6 +292,40 @@ static void test_fail_later(void **state)
 	assert_int_equal(vqm_mmio_rd(vm, VIRTIO_MMIO_STATUS), 0);
 }
 
+static void set_dma(struct fix *f, bool on)
+{
+	virtio_mmio_lock(&f->vs.vm);
+	virtio_core_set_dma_locked(&f->vs.vm.core, on);
+	virtio_mmio_unlock(&f->vs.vm);
+}
+
+/*
+ * PCI bus mastering off and on again: the back-end that holds the rings
+ * is told (it must stop touching guest memory); before DRIVER_OK, or
+ * with no change, it is not.
+ */
+static void test_bus_master(void **state)
+{
+	struct fix *f = *state;
+
+	set_dma(f, false); /* not started: lkvm's core holds, no back-end */
+	assert_int_equal(f->dmas, 0);
+	set_dma(f, true);
+	driver_up(f, V1);
+	set_dma(f, false);
+	assert_int_equal(f->dmas, 1);
+	assert_false(f->dma_on);
+	set_dma(f, false);
+	assert_int_equal(f->dmas, 1);
+	set_dma(f, true);
+	assert_int_equal(f->dmas, 2);
+	assert_true(f->dma_on);
+	/* After a reset the rings are lkvm's again: nothing to tell. */
+	vqm_mmio_wr(&f->vs.vm, VIRTIO_MMIO_STATUS, 0);
+	set_dma(f, false);
+	assert_int_equal(f->dmas, 2);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -286,7 +334,7 @@ int main(void)
 		T(test_features),	   T(test_bad_init),
 		T(test_start_stop),	   T(test_kicks),
 		T(test_backend_interrupt), T(test_start_fails),
-		T(test_fail_later),
+		T(test_fail_later),	   T(test_bus_master),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

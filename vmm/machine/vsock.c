@@ -50,19 +50,35 @@ static int vsock_ring(struct vsock *s, unsigned int i)
 static int vsock_start(void *opaque, uint64_t features)
 {
 	struct vsock *s = opaque;
-	int one = 1, ret = 0;
+	int run = !s->dev.vm.core.dma_off, ret = 0;
 
 	for (unsigned int i = 0; !ret && i < VIRTIO_VSOCK_RINGS; i++)
 		ret = vsock_ring(s, i);
 	if (ret == -EINVAL && !s->vh.broken)
 		return ret; /* the guest's fault, said */
 	ret = ret ?: vhost_set_features(&s->vh, features);
-	ret = ret ?: vhost_dev_req(&s->vh, VHOST_REQ_VSOCK_RUNNING, &one);
+	/* With bus mastering off the kernel waits for it (vsock_dma). */
+	ret = ret ?: vhost_dev_req(&s->vh, VHOST_REQ_VSOCK_RUNNING, &run);
 	if (ret)
 		vsock_fail(s, "DRIVER_OK", ret);
 	else
 		s->logged = false;
 	return ret;
+}
+
+/*
+ * PCI bus mastering off or on again (the device's lock held): the kernel's
+ * device stops or goes on, so it never touches guest memory meanwhile.
+ */
+static void vsock_dma(void *opaque, bool on)
+{
+	struct vsock *s = opaque;
+	int run = on;
+	int ret = vhost_dev_req(&s->vh, VHOST_REQ_VSOCK_RUNNING, &run);
+
+	if (ret)
+		vsock_fail(s, on ? "bus mastering on" : "bus mastering off",
+			   ret);
 }
 
 /* Device reset (lock held): stop the kernel's device, take the rings. */
@@ -94,6 +110,7 @@ static int vsock_dev_init(void *opaque, struct board_slot *slot)
 		.start = vsock_start,
 		.stop = vsock_stop,
 		.kick = vsock_kick,
+		.dma = vsock_dma,
 		.opaque = s,
 	};
 	int ret = virtio_vsock_init(&s->dev, &slot->res, &slot->board->vm->mem,
