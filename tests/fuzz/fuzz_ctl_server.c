@@ -139,6 +139,31 @@ static int fuzz_expect(const uint8_t *msg, size_t len, uint8_t *out,
 	return ctl_encode_response(&resp, out, CTL_MSG_MAX);
 }
 
+/*
+ * libFuzzer's -timeout alarm (SIGALRM, every timeout / 2 + 1 s) may land
+ * on this thread while it waits: a wait cut short by it is not an
+ * answer.
+ */
+static ssize_t fuzz_send(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static ssize_t fuzz_recv(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, len, 0);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -160,12 +185,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	calls = __atomic_load_n(&fuzz_calls, __ATOMIC_SEQ_CST);
 
 	fd = fuzz_connect();
-	n = send(fd, data + 1, size - 1, MSG_NOSIGNAL);
+	n = fuzz_send(fd, data + 1, size - 1);
 	CHECK(n == (ssize_t)(size - 1));
-	n = recv(fd, got, sizeof(got), 0);
+	n = fuzz_recv(fd, got, sizeof(got));
 	if (w > 0) {
 		CHECK(n == w && !memcmp(got, want, w));
-		n = recv(fd, got, sizeof(got), 0);
+		n = fuzz_recv(fd, got, sizeof(got));
 	}
 	CHECK(n == 0); /* closed: the server is done with this client */
 	close(fd);

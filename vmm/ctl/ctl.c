@@ -140,8 +140,12 @@ static ssize_t ctl_recv(struct ctl_server *s, int fd, int *passed)
 			      .msg_iovlen = 1,
 			      .msg_control = ctrl.buf,
 			      .msg_controllen = sizeof(ctrl.buf) };
-	ssize_t n = recvmsg(fd, &msg, MSG_TRUNC | MSG_CMSG_CLOEXEC);
+	ssize_t n;
 
+	/* A signal this thread does not block must not cost the request. */
+	do
+		n = recvmsg(fd, &msg, MSG_TRUNC | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
 	*passed = -1;
 	if (n < 0)
 		return n;
@@ -194,8 +198,12 @@ static void ctl_serve(struct ctl_server *s, int fd)
 	s->resp.type = req.type;
 	s->handler(s->opaque, &req, &s->resp);
 	ret = ctl_encode_response(&s->resp, s->buf, sizeof(s->buf));
-	if (ret > 0 && send(fd, s->buf, ret, MSG_NOSIGNAL) < 0)
+	while (ret > 0 && send(fd, s->buf, ret, MSG_NOSIGNAL) < 0) {
+		if (errno == EINTR)
+			continue;
 		pr_debug("control socket: send: %s", strerror(errno));
+		break;
+	}
 }
 
 static int ctl_spare(void)
