@@ -13,8 +13,13 @@
 # side by side never meet); under a timeout of batch/timeout seconds.
 # When it ends, every process it started is killed.  Its output is
 # printed when it ends, whole, between "rvkvm-case-begin: NAME" and
-# "rvkvm-case-end: NAME STATUS SECONDS" (124: timed out).  Exits 0: the
-# statuses are the cases'.
+# "rvkvm-case-end: NAME STATUS SECONDS" (124: timed out).  The host
+# kernel's messages below "critical" stay off the console while the cases
+# run (one that a case causes would otherwise land inside the output of
+# the case being printed, in the middle of a PASS line or a base64
+# block); those of the batch's time are printed after the last case,
+# each line prefixed "host-kernel: ".  Exits 0: the statuses are the
+# cases'.
 up() {
 	cut -d' ' -f1 /proc/uptime
 }
@@ -88,8 +93,11 @@ run_lane() {
 cd /rvkvm || exit 1
 limit=$(cat batch/timeout)
 echo "rvkvm-batch: host up after $(up) s"
+dmesg -n 3
+booted=$(dmesg | wc -l)
 run_lane solo
 run_lane a &
 run_lane b
 wait
+dmesg | tail -n +$((booted + 1)) | sed 's/^/host-kernel: /'
 exit 0
