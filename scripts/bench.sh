@@ -26,6 +26,27 @@ case $rounds in
 [1-9]) ;;
 *) die "BENCH_FIO_ROUNDS=$rounds: expected 1 to 9" ;;
 esac
+# BENCH_FIO_JOBS: the fio jobs to run (names of tests/bench/fio/*.fio;
+# default all).  BENCH_FIO_LKVM: lkvm variants run beside lkvm's defaults
+# in each round, "NAME=OPTIONS" separated by ";" (reported as lkvm-NAME),
+# e.g. "nopoll=--io-poll 0;poll32=--io-poll 32".
+fio_jobs=$RVKVM_BUILD/bench/fio-jobs
+fio_variants=$RVKVM_BUILD/bench/fio-variants
+if want fio && [ "$only" != report ]; then
+	rm -rf "$fio_jobs" && mkdir -p "$fio_jobs"
+	for j in ${BENCH_FIO_JOBS:-$(cd "$RVKVM_TOP/tests/bench/fio" && ls | sed 's/\.fio$//')}; do
+		[ -f "$RVKVM_TOP/tests/bench/fio/$j.fio" ] ||
+			die "BENCH_FIO_JOBS: no job '$j' (tests/bench/fio/$j.fio)"
+		cp "$RVKVM_TOP/tests/bench/fio/$j.fio" "$fio_jobs/"
+	done
+	: >"$fio_variants"
+	IFS=';' read -ra vs <<<"${BENCH_FIO_LKVM:-}"
+	for v in "${vs[@]}"; do
+		[[ $v =~ ^[a-z0-9]+=.+$ ]] ||
+			die "BENCH_FIO_LKVM: '$v': expected NAME=OPTIONS (NAME: a-z, 0-9)"
+		echo "${v%%=*} ${v#*=}" >>"$fio_variants"
+	done
+fi
 [ "$only" = report ] || : >"$log"
 kvmtool_add=()
 if [ -n "${KVMTOOL:-}" ]; then
@@ -68,13 +89,16 @@ if want fio; then
 		--aia --timeout $((600 + 600 * rounds * nt)) "${kvmtool_add[@]}" \
 		--append "rvkvm.fio_transport=$(echo ${BENCH_FIO_TRANSPORT:-pci} | tr ' ' ,) rvkvm.fio_rounds=$rounds" \
 		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
-		--guest-add "$RVKVM_TOP/tests/bench/fio:/opt/bench" \
+		--add "$fio_variants:/rvkvm/fio-variants" \
+		--add "$fio_jobs:/rvkvm/fio-jobs" \
+		--add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
+		--guest-add "$fio_jobs:/opt/bench" \
 		--guest-test "$RVKVM_TOP/tests/bench/guest-fio.sh" \
 		--test "$RVKVM_TOP/tests/bench/host-fio.sh"
 fi
 printf '%-36s %s\n' "measure" "value"
 sed -n 's/^BENCH \([^ ]*\) \(.*\)$/\1 \2/p' "$log" | tr -d '\r' |
-	{ grep -v '^\(lkvm\|kvmtool\)-r[0-9]-c' || true; } |
+	{ grep -v '^\(lkvm\(-[a-z0-9]*\)\{0,1\}\|kvmtool\|host\)-r[0-9]-c' || true; } |
 	while read -r name value unit; do
 		printf '%-36s %s %s\n' "$name" "$value" "$unit"
 	done
@@ -109,40 +133,78 @@ if want irqchip || [ "$only" = report ]; then
 	}'
 fi
 
-# The fio runs: mean of the rounds per VMM, lkvm / kvmtool of the means,
-# and the lowest and highest ratio of one round's pair (lkvm's round N
-# and kvmtool's round N ran one after the other): how far one pair can
-# be off in this environment.
-grep -q '^BENCH \(lkvm\|kvmtool\)-r[0-9]-c' "$log" || exit 0
+# The fio runs: mean of the rounds per VMM (lkvm, its BENCH_FIO_LKVM
+# variants "lkvm-NAME", kvmtool), each lkvm's mean over kvmtool's, and
+# the lowest and highest ratio of one round's pair (the VMMs' round N ran
+# one after the other): how far one pair can be off in this environment.
+# Then the sequential jobs' figures as a fraction of the host's own on
+# the same file ("host", tests/bench/host-fio.sh's host_seq).
+fio_re='^BENCH \(lkvm\(-[a-z0-9]*\)\{0,1\}\|kvmtool\|host\)-r\([0-9]\)-\(c[0-9]-[^ ]*\) \([0-9.]*\).*'
+grep -q "$fio_re" "$log" || exit 0
 echo
-printf '%-44s %10s %10s %14s %13s\n' "fio (mean of rounds)" "lkvm" "kvmtool" "lkvm/kvmtool" "pairs"
-sed -n 's/^BENCH \(lkvm\|kvmtool\)-r\([0-9]\)-\(c[0-9]-[^ ]*\) \([0-9.]*\).*/\1 \2 \3 \4/p' "$log" |
-	tr -d '\r' | awk '
+sed -n "s/$fio_re/\1 \3 \4 \5/p" "$log" | tr -d '\r' | awk '
 	{
 		v[$1, $2, $3] = $4; sum[$1, $3] += $4; n[$1, $3]++
 		if ($2 > nr) nr = $2
 		if (!($3 in seen)) { seen[$3]; order[++k] = $3 }
+		if (!($1 in vseen)) { vseen[$1]; vmm[++nv] = $1 }
 	}
 	function m(w, x) { return n[w, x] ? sum[w, x] / n[w, x] : -1 }
 	function f(w) { return w >= 0 ? sprintf("%.2f", w) : "-" }
-	# The ratios of the rounds that both VMMs ran, as "low-high".
-	function pairs(x,   r, q, lo, hi, c) {
+	# The ratios of the rounds that VMM w and kvmtool both ran, "low-high".
+	function pairs(w, x,   r, q, lo, hi, c) {
 		c = 0
 		for (r = 1; r <= nr; r++) {
-			if (!(("lkvm", r, x) in v) || !(("kvmtool", r, x) in v) ||
+			if (!((w, r, x) in v) || !(("kvmtool", r, x) in v) ||
 			    v["kvmtool", r, x] <= 0)
 				continue
-			q = v["lkvm", r, x] / v["kvmtool", r, x]
+			q = v[w, r, x] / v["kvmtool", r, x]
 			if (!c++ || q < lo) lo = q
 			if (c == 1 || q > hi) hi = q
 		}
 		return c > 1 ? sprintf("%.2f-%.2f", lo, hi) : "-"
 	}
 	END {
+		# Columns: lkvm first, its variants, kvmtool last.
+		nc = 0
+		if ("lkvm" in vseen) col[++nc] = "lkvm"
+		for (j = 1; j <= nv; j++)
+			if (vmm[j] != "lkvm" && vmm[j] != "kvmtool" && vmm[j] != "host")
+				col[++nc] = vmm[j]
+		if ("kvmtool" in vseen) col[++nc] = "kvmtool"
+		printf "%-44s", "fio (mean of rounds)"
+		for (j = 1; j <= nc; j++) printf " %10s", col[j]
+		for (j = 1; j <= nc; j++)
+			if (col[j] != "kvmtool")
+				printf " %14s %13s", col[j] "/kvmtool", "pairs"
+		printf "\n"
 		for (i = 1; i <= k; i++) {
 			x = order[i]
-			a = m("lkvm", x); t = m("kvmtool", x)
-			r = (a >= 0 && t > 0) ? sprintf("%.2f", a / t) : "-"
-			printf "%-44s %10s %10s %14s %13s\n", x, f(a), f(t), r, pairs(x)
+			printf "%-44s", x
+			for (j = 1; j <= nc; j++) printf " %10s", f(m(col[j], x))
+			t = m("kvmtool", x)
+			for (j = 1; j <= nc; j++) {
+				if (col[j] == "kvmtool") continue
+				a = m(col[j], x)
+				r = (a >= 0 && t > 0) ? sprintf("%.2f", a / t) : "-"
+				printf " %14s %13s", r, pairs(col[j], x)
+			}
+			printf "\n"
+		}
+		# The physical limit: the host on the same file (host_seq).
+		if (!("host" in vseen)) exit
+		printf "\n%-44s %10s", "against the host itself (mean of rounds)", "host"
+		for (j = 1; j <= nc; j++) printf " %14s", col[j] "/host"
+		printf "\n"
+		for (i = 1; i <= k; i++) {
+			x = order[i]
+			h = m("host", x)
+			if (h <= 0) continue
+			printf "%-44s %10s", x, f(h)
+			for (j = 1; j <= nc; j++) {
+				a = m(col[j], x)
+				printf " %14s", (a >= 0 ? sprintf("%.2f", a / h) : "-")
+			}
+			printf "\n"
 		}
 	}'

@@ -11,8 +11,10 @@
 # rest, the VMM's own work in user space and in the host kernel on its
 # behalf (utime + stime - guest_time), itself split into its vCPU
 # threads' part and the rest (see counters below).
-# Prints "BENCH <vmm>-r<round>-c<N>-<transport>-<job>-<measure> value unit"
-# lines.
+# lkvm's variants (./fio-variants, lines "NAME OPTIONS") run after lkvm
+# in each round, as VMM "lkvm-NAME"; before them the host itself runs the
+# sequential jobs on the same file, as "host" (host_seq).  Prints
+# "BENCH <vmm>-r<round>-c<N>-<transport>-<job>-<measure> value unit" lines.
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hz=100
 # The VMM's own CPU time is split once more: what its vCPU threads spent
@@ -87,6 +89,27 @@ run() {
 		}' /tmp/fio.counters
 	rm -f /tmp/fio.counters
 }
+# host_seq NAME JOBS: the host's own figure, the physical limit of the
+# sequential jobs: the same job files (./fio-jobs) run by fio in the host
+# on the same image file, through the page cache as both VMMs read and
+# write it (not direct), with JOBS fio jobs, from the same start.
+host_seq() {
+	for job in fio-jobs/seq-*.fio; do
+		[ -e "$job" ] || continue
+		j=$(basename "$job" .fio)
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		rm -f /tmp/fio.img
+		dd if=/dev/zero of=/tmp/fio.img bs=1M count=256 2>/dev/null
+		sed 's|^filename=.*|filename=/tmp/fio.img|; s|^direct=1|direct=0|' \
+			"$job" >/tmp/host.fio
+		FIO_RUNTIME=5 FIO_JOBS=$2 /opt/fio/fio --minimal --terse-version=3 \
+			/tmp/host.fio 2>/dev/null | awk -F';' -v n="$1-$j" '{
+			printf "BENCH %s-MiB/s %.1f MiB/s\n", n, ($7 + $48) / 1024
+		}'
+	done
+	rm -f /tmp/fio.img /tmp/host.fio
+}
 guest="-k Image -i guest-guest-fio.cpio.gz -m 512 -d /tmp/fio.img"
 # Both VMMs on the same transports: rvkvm.fio_transport= on the host's
 # command line (scripts/bench.sh, BENCH_FIO_TRANSPORT), a comma-separated
@@ -99,8 +122,15 @@ for t in $(echo "${ts:-pci}" | tr , ' '); do
 	for c in 1 2; do
 		round=1
 		while [ "$round" -le "${rounds:-2}" ]; do
+			host_seq "host-r$round-c$c-$t" $c
 			run "lkvm-r$round-c$c-$t" ./lkvm run $guest -c $c \
 				--irqchip aia --virtio-transport $t
+			# lkvm's variants (BENCH_FIO_LKVM): "NAME OPTIONS".
+			while read -r vname vopts; do
+				# shellcheck disable=SC2086
+				run "lkvm-$vname-r$round-c$c-$t" ./lkvm run $guest \
+					-c $c --irqchip aia --virtio-transport $t $vopts
+			done <fio-variants
 			[ -x ./kvmtool ] && run "kvmtool-r$round-c$c-$t" \
 				./kvmtool run $guest -c $c --virtio-transport $t \
 				-p console=ttyS0

@@ -41,3 +41,42 @@ for bad in 0 10 x; do
 	t "rounds-$bad-named" grep -q "BENCH_FIO_ROUNDS=$bad: expected 1 to 9" "$tmp/bad.out"
 done
 t rounds-refused-keeps-log cmp -s "$log" "$tmp/log.orig"
+
+# lkvm's variants (BENCH_FIO_LKVM) get a column and a ratio of their own,
+# after lkvm's and before kvmtool's; their lines stay out of the main table.
+cat >"$log" <<'EOF2'
+BENCH kvmtool-r1-c1-pci-randread-qd1-IOPS 100 IOPS
+BENCH lkvm-r1-c1-pci-randread-qd1-IOPS 80 IOPS
+BENCH lkvm-nopoll-r1-c1-pci-randread-qd1-IOPS 120 IOPS
+BENCH lkvm-nopoll-r2-c1-pci-randread-qd1-IOPS 140 IOPS
+BENCH kvmtool-r2-c1-pci-randread-qd1-IOPS 100 IOPS
+EOF2
+report >"$tmp/out"
+t variants-header grep -q '^fio (mean of rounds) *lkvm *lkvm-nopoll *kvmtool *lkvm/kvmtool *pairs *lkvm-nopoll/kvmtool *pairs$' "$tmp/out"
+t variants-row test "$(row c1-pci-randread-qd1-IOPS)" = "80.00 130.00 100.00 0.80 - 1.30 1.20-1.40"
+t variants-not-in-main-table bash -c "! grep -q '^lkvm-nopoll-r1' '$tmp/out'"
+cp "$log" "$tmp/log.orig"
+RVKVM_BUILD=$tmp/build BENCH_ONLY=fio BENCH_FIO_JOBS="randread-qd1 nosuch" \
+	"$top/scripts/bench.sh" >"$tmp/bad.out" 2>&1
+t fio-jobs-unknown-refused test $? -eq 1
+t fio-jobs-unknown-named grep -q "BENCH_FIO_JOBS: no job 'nosuch'" "$tmp/bad.out"
+RVKVM_BUILD=$tmp/build BENCH_ONLY=fio BENCH_FIO_LKVM="Bad Name=--io-poll 0" \
+	"$top/scripts/bench.sh" >"$tmp/bad.out" 2>&1
+t fio-lkvm-bad-variant-refused test $? -eq 1
+t fio-lkvm-bad-variant-named grep -q "BENCH_FIO_LKVM: 'Bad Name=--io-poll 0': expected NAME=OPTIONS" "$tmp/bad.out"
+t fio-refused-keeps-log cmp -s "$log" "$tmp/log.orig"
+
+# The host's own figure: no column in the main table, a table of its own
+# with each VMM's mean as a fraction of it.
+cat >"$log" <<'EOF2'
+BENCH host-r1-c1-pci-seq-read-MiB/s 400.0 MiB/s
+BENCH host-r2-c1-pci-seq-read-MiB/s 600.0 MiB/s
+BENCH lkvm-r1-c1-pci-seq-read-MiB/s 100.0 MiB/s
+BENCH lkvm-r2-c1-pci-seq-read-MiB/s 150.0 MiB/s
+BENCH kvmtool-r1-c1-pci-seq-read-MiB/s 50.0 MiB/s
+BENCH kvmtool-r2-c1-pci-seq-read-MiB/s 50.0 MiB/s
+EOF2
+report >"$tmp/out"
+t host-not-a-column test "$(row c1-pci-seq-read-MiB/s | head -1)" = "125.00 50.00 2.50 2.00-3.00"
+t host-header grep -q '^against the host itself (mean of rounds) *host *lkvm/host *kvmtool/host$' "$tmp/out"
+t host-fractions test "$(row c1-pci-seq-read-MiB/s | tail -1)" = "500.00 0.25 0.10"
