@@ -411,6 +411,7 @@ static void blk_start(struct virtio_blk *blk, struct virtio_blk_req *req)
 		blk_finish(blk, req);
 		return;
 	}
+	io->inline_ok = !blk->polling;
 	a->ops->submit(a, io);
 }
 
@@ -468,7 +469,8 @@ static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
 	req->seq = 0;
 	req->busy = true;
 	req->parked = false;
-	blk->inflight++;
+	if (blk->inflight++)
+		blk->overlapped++;
 	if (blk_decode(blk, req))
 		blk_submit(blk, req);
 	else
@@ -508,6 +510,8 @@ static bool blk_process(struct virtio_blk *blk, unsigned int q)
 		n = blk_take(blk, q);
 		if (n < 0)
 			break;
+		if (chains)
+			blk->overlapped++; /* the guest had sent both */
 		bytes += n;
 	}
 	return n >= 0;
@@ -595,20 +599,32 @@ static void blk_poll_until(struct virtio_blk *blk, uint64_t ns)
 	__atomic_store_n(&blk->poll_until, ns, __ATOMIC_RELAXED);
 }
 
+/* Lock held: the guest showed more than one request out since the mark. */
+static bool blk_deep(const struct virtio_blk *blk)
+{
+	return blk->overlapped != blk->overlap_mark;
+}
+
 /*
- * Lock held: the driver notified.  After a window that ended empty, a
- * notification within poll_max of its end means the window was too short
- * (double it), a later one that it is longer than this guest's pauses
- * (halve it).  Then poll for one window.
+ * Lock held: the driver notified, and the pass that followed is done.
+ * Unless polling was asked for (always), only a guest that showed more
+ * than one request out since the last window gets one: one that waits
+ * for each request before it sends the next would have the thread spin
+ * through all its think time for one exit saved.  After a window that
+ * ended empty, a notification within poll_max of its end means the
+ * window was too short (double it), a later one that it is longer than
+ * this guest's pauses (halve it).
  */
 static void blk_poll_notified(struct virtio_blk *blk, unsigned int q)
 {
 	uint64_t now;
 
 	/* Without EVENT_IDX the driver notifies anyway: nothing to gain. */
-	if (!blk->poll_max || !blk->vm.core.queues[q].event_idx)
+	if (!blk->poll_max || !blk->vm.core.queues[q].event_idx ||
+	    (!blk->poll_always && !blk_deep(blk)))
 		return;
 	now = blk_now_ns();
+	blk->overlap_mark = blk->overlapped;
 	if (blk->poll_stopped) {
 		if (now - blk->poll_stopped < blk->poll_max)
 			blk->poll_ns = blk->poll_ns * 2 < blk->poll_max ?
@@ -624,9 +640,10 @@ static void blk_poll_notified(struct virtio_blk *blk, unsigned int q)
 static void blk_notify(void *opaque, unsigned int q)
 {
 	struct virtio_blk *blk = opaque;
+	bool more = blk_process(blk, q);
 
 	blk_poll_notified(blk, q);
-	blk_settle(blk, blk_process(blk, q));
+	blk_settle(blk, more);
 }
 
 void virtio_blk_poll(struct virtio_blk *blk)
@@ -645,10 +662,11 @@ void virtio_blk_poll(struct virtio_blk *blk)
 	virtio_mmio_unlock(&blk->vm);
 }
 
-void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns)
+void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns, bool always)
 {
 	virtio_mmio_lock(&blk->vm);
 	blk->poll_max = max_ns;
+	blk->poll_always = always;
 	blk->poll_ns = max_ns < VIRTIO_BLK_POLL_MIN_NS ? max_ns :
 							 VIRTIO_BLK_POLL_MIN_NS;
 	blk->poll_stopped = 0;
@@ -681,11 +699,17 @@ int64_t virtio_blk_busy_poll(struct virtio_blk *blk)
 	for (unsigned int q = 0; q < nq; q++)
 		more |= blk_process(blk, q);
 	blk->polled += blk_taken(blk) - taken;
-	/* New requests since the last look (any pass took them): go on. */
-	if (blk_taken(blk) != blk->poll_seen)
+	/*
+	 * New requests since the last look (any pass took them) from a guest
+	 * with more than one out: go on.
+	 */
+	if (blk_taken(blk) != blk->poll_seen &&
+	    (blk->poll_always || blk_deep(blk))) {
 		blk_poll_until(blk, now + blk->poll_ns);
-	else if (!blk->polling)
+		blk->overlap_mark = blk->overlapped;
+	} else if (!blk->polling) {
 		blk_poll_until(blk, 0);
+	}
 	blk->poll_seen = blk_taken(blk);
 	if (!blk->poll_until)
 		blk->poll_stopped = now;
@@ -834,6 +858,8 @@ int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
 	blk->flush_err = 0;
 	blk->poll_max = blk->poll_ns = blk->poll_until = blk->poll_stopped = 0;
 	blk->polled = blk->poll_seen = 0;
+	blk->overlapped = blk->overlap_mark = 0;
+	blk->poll_always = false;
 	blk->polling = blk->starved = false;
 	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
 	if (!blk->reqs)

@@ -180,6 +180,12 @@ struct virtio_blk_disk {
 	void *opaque;
 	uint64_t size; /* bytes */
 	bool read_only;
+	/*
+	 * Its reads and writes copy memory and never wait for a device (a
+	 * file on tmpfs, ramfs or hugetlbfs): an engine may serve one where
+	 * it is taken rather than hand it to a thread of its own.
+	 */
+	bool in_memory;
 	char id[VIRTIO_BLK_ID_BYTES]; /* GET_ID: NUL-padded, no terminator */
 };
 
@@ -201,7 +207,13 @@ struct virtio_blk_io {
 	enum virtio_blk_op op;
 	int iovcnt;
 	uint64_t off, len;
-	bool flush_after;  /* write-through: flush after a good write */
+	bool flush_after; /* write-through: flush after a good write */
+	/*
+	 * The owner lets the engine run it inside submit when the engine
+	 * finds that shorter (not while the device busy-polls: then the
+	 * owner's thread should go on taking requests).
+	 */
+	bool inline_ok;
 	int res;	   /* 0, or -errno (-EIO for a short transfer) */
 	bool flush_failed; /* res came from flush (or flush_after) */
 	struct virtio_blk_io *next; /* the engine's lists */
@@ -323,6 +335,9 @@ struct virtio_blk {
 	bool starved;	       /* a pass found every request slot busy */
 	uint64_t polled;       /* chains taken by busy-poll passes */
 	uint64_t poll_seen;    /* chains taken, at the last busy-poll pass */
+	uint64_t overlapped;   /* chains taken with another in flight/pass */
+	uint64_t overlap_mark; /* overlapped, when a window opened or grew */
+	bool poll_always;      /* a window after every notification */
 };
 
 /*
@@ -357,19 +372,23 @@ void virtio_blk_poll(struct virtio_blk *blk);
  * through virtio_blk_busy_poll(), with the driver's notifications off
  * (EVENT_IDX's avail_event left behind), and each new request taken (by
  * any pass) extends it, so a guest that keeps submitting does not exit to
- * notify.  The thread spins only while no request is in flight; with some
- * in flight it sleeps until one completes (each completion's pass looks
- * at the queues too) or the window ends, leaving the CPU to the copies.
- * Once a window passes with no new request, avail_event is published and
- * the queues looked at once more, so no request waits for a notification
- * that was never sent.  The window adapts to the guest's pace, as QEMU's
- * adaptive polling does: it starts at VIRTIO_BLK_POLL_MIN_NS, doubles (up
- * to max_ns) when the driver notifies less than max_ns after a window
- * ended, and halves when it notifies later.  max_ns 0 (the default) never
- * polls.
+ * notify.  Unless always is set, only while the guest shows more than one
+ * request out (since the last window, a pass took two chains, or one with
+ * another in flight): a guest that waits for each request before it
+ * sends the next gains one exit per request from a CPU spinning through
+ * all its think time.  The thread spins only while no request is in
+ * flight; with some in flight it sleeps until one completes (each
+ * completion's pass looks at the queues too) or the window ends, leaving
+ * the CPU to the copies.  Once a window passes with no new request,
+ * avail_event is published and the queues looked at once more, so no
+ * request waits for a notification that was never sent.  The window
+ * adapts to the guest's pace, as QEMU's adaptive polling does: it starts
+ * at VIRTIO_BLK_POLL_MIN_NS, doubles (up to max_ns) when the driver
+ * notifies less than max_ns after a window ended, and halves when it
+ * notifies later.  max_ns 0 (the default) never polls.
  */
 #define VIRTIO_BLK_POLL_MIN_NS 16000ULL
-void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns);
+void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns, bool always);
 
 /*
  * The I/O thread's poller (vmm/iothread.h): one look at the queues while
@@ -402,6 +421,7 @@ struct virtio_blk_file {
 	int fd;
 	uint64_t size;
 	bool read_only, direct, is_blkdev;
+	bool in_memory;	    /* on tmpfs, ramfs or hugetlbfs */
 	bool no_zero_range; /* ZERO_RANGE unsupported: write zeroes instead */
 	bool no_punch_hole; /* PUNCH_HOLE unsupported: discard is a no-op */
 	uint8_t *zeroes;    /* VIRTIO_BLK_ZEROES aligned zero bytes */

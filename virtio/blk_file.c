@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "virtio/blk.h"
@@ -250,6 +252,17 @@ static int blk_file_lock(struct virtio_blk_file *f, const char *path)
 	return blk_file_err(path, "cannot lock", -errno);
 }
 
+/* A file whose pages live in memory only: tmpfs, ramfs, hugetlbfs. */
+static bool blk_file_in_memory(int fd)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs))
+		return false;
+	return sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC ||
+	       sfs.f_type == HUGETLBFS_MAGIC;
+}
+
 static int blk_file_size(struct virtio_blk_file *f, const char *path)
 {
 	struct stat st;
@@ -258,6 +271,7 @@ static int blk_file_size(struct virtio_blk_file *f, const char *path)
 		return blk_file_err(path, "cannot stat", -errno);
 	if (S_ISREG(st.st_mode)) {
 		f->size = st.st_size;
+		f->in_memory = blk_file_in_memory(f->fd);
 		return 0;
 	}
 	if (!S_ISBLK(st.st_mode)) {
@@ -412,5 +426,6 @@ void virtio_blk_file_disk(struct virtio_blk_file *f, const char *id,
 	disk->opaque = f;
 	disk->size = f->size;
 	disk->read_only = f->read_only;
+	disk->in_memory = f->in_memory;
 	virtio_blk_disk_set_id(disk, id);
 }

@@ -8,7 +8,8 @@
  * CQEs into finished calls: a short transfer resubmits the remainder, a
  * write-through write goes on to an fsync.  Calls the disk cannot hand
  * over as a file descriptor (discard, write-zeroes, O_DIRECT bounces) run
- * synchronously in submit and are reported like the others.  FLUSH needs
+ * synchronously in submit and are reported like the others, and so does a
+ * lone read or write of a file in memory (uring_alone_in_memory).  FLUSH needs
  * no ordering here: blk.c starts it only once every write before it has
  * completed.  See blk.h.
  */
@@ -108,6 +109,23 @@ static int uring_fd(const struct virtio_blk_disk *d,
 	return d->ops->fd ? d->ops->fd(d->opaque, io) : -1;
 }
 
+/*
+ * A read or write of a file in memory, with nothing else on the ring,
+ * that the owner lets run here: a guest waiting on one request at a time.
+ * io_uring would hand it to a worker thread (tmpfs cannot serve a read
+ * without blocking, in Linux 6.12) and wake the I/O thread again when it
+ * is done; a copy here is shorter.  Only the first of a pass: with more,
+ * the workers copy side by side.
+ */
+static bool uring_alone_in_memory(const struct blk_uring *u,
+				  const struct virtio_blk_aio *a,
+				  const struct virtio_blk_io *io)
+{
+	return a->disk->in_memory && io->inline_ok && !u->inflight &&
+	       !u->pending && !u->done &&
+	       (io->op == VIRTIO_BLK_OP_READ || io->op == VIRTIO_BLK_OP_WRITE);
+}
+
 static void uring_submit(struct virtio_blk_aio *a, struct virtio_blk_io *io)
 {
 	int fd = uring_fd(a->disk, io);
@@ -115,7 +133,7 @@ static void uring_submit(struct virtio_blk_aio *a, struct virtio_blk_io *io)
 	io->res = 0;
 	io->flush_failed = io->flushing = false;
 	io->moved = 0;
-	if (fd < 0) {
+	if (fd < 0 || uring_alone_in_memory(a->priv, a, io)) {
 		virtio_blk_exec(a->disk, io);
 		uring_done(a, io);
 	} else {

@@ -311,7 +311,8 @@ static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)
 		virtio_blk_disk_set_id(&disk, "fuzz-disk");
 		CHECK(virtio_blk_init_mq(c->blk, &SLOT_RES(0), &c->mem, &irq,
 					 &disk, c->mq ? MQ_QUEUES : 1) == 0);
-		virtio_blk_set_poll(c->blk, 60ULL * 1000000000);
+		/* Both policies: multi-queue devices poll always. */
+		virtio_blk_set_poll(c->blk, 60ULL * 1000000000, c->mq);
 		fuzz_devs_up[key] = true;
 	}
 	CHECK(c->blk->disk.opaque == c && c->blk->inflight == 0);
@@ -322,6 +323,7 @@ static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)
 	c->blk->write_seq = 0;
 	c->blk->next_q = 0;
 	c->blk->polled = c->blk->poll_seen = 0;
+	c->blk->overlapped = c->blk->overlap_mark = 0;
 	memset(c->blk->requests, 0, sizeof(c->blk->requests));
 	c->blk->poll_ns = c->blk->poll_max; /* a window never ends by itself */
 }

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "virtio/blk.h"
 #include "lib/log.h"
@@ -435,6 +437,72 @@ static void test_choice_no_fd(void **state)
 	virtio_blk_aio_destroy(&f->a);
 }
 
+/* A file on tmpfs is known to live in memory; the fixture's follows /tmp. */
+static void test_in_memory_detected(void **state)
+{
+	struct fix *f = *state;
+	char path[] = "/dev/shm/rvkvm-uring-XXXXXX";
+	struct virtio_blk_file bf;
+	struct virtio_blk_disk d;
+	struct statfs sfs;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		skip(); /* no /dev/shm here */
+	assert_int_equal(ftruncate(fd, 65536), 0);
+	close(fd);
+	assert_int_equal(virtio_blk_file_open(&bf, path, true, false), 0);
+	virtio_blk_file_disk(&bf, "m", &d);
+	assert_true(d.in_memory);
+	virtio_blk_file_close(&bf);
+	unlink(path);
+	assert_int_equal(statfs(f->dir, &sfs), 0);
+	assert_int_equal(f->disk.in_memory, sfs.f_type == TMPFS_MAGIC ||
+						    sfs.f_type == RAMFS_MAGIC);
+}
+
+/*
+ * On a disk in memory, a read alone on the ring that the owner lets run
+ * inline is served inside submit (reaped before any commit); the next
+ * one of the same pass goes to the ring.  Otherwise nothing finishes
+ * before the commit.
+ */
+static void test_alone_in_memory(void **state)
+{
+	struct fix *f = *state;
+	static uint8_t b0[4096], b1[4096], want[4096];
+	struct virtio_blk_io io0, io1;
+	const size_t len = 4096;
+
+	f->disk.in_memory = true;
+	uring_up(f);
+	rw_io(&io0, false, 4096, b0, &len, 1);
+	rw_io(&io1, false, 16384, b1, &len, 1);
+	io0.inline_ok = io1.inline_ok = true;
+	f->a.ops->submit(&f->a, &io0);
+	f->a.ops->submit(&f->a, &io1);
+	assert_ptr_equal(f->a.ops->reap(&f->a), &io0);
+	assert_int_equal(io0.res, 0);
+	file_bytes(f, 4096, want, sizeof(want));
+	assert_memory_equal(b0, want, sizeof(want));
+	commit(f);
+	assert_ptr_equal(reap_one(f), &io1);
+	assert_int_equal(io1.res, 0);
+	file_bytes(f, 16384, want, sizeof(want));
+	assert_memory_equal(b1, want, sizeof(want));
+
+	/* Not when the owner busy-polls, nor for a disk on a device. */
+	for (int i = 0; i < 2; i++) {
+		f->disk.in_memory = i;
+		rw_io(&io0, false, 4096, b0, &len, 1);
+		io0.inline_ok = !i;
+		f->a.ops->submit(&f->a, &io0);
+		assert_null(f->a.ops->reap(&f->a));
+		commit(f);
+		assert_ptr_equal(reap_one(f), &io0);
+	}
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -450,6 +518,8 @@ int main(void)
 		T(test_destroy_in_flight),
 		T(test_choice),
 		T(test_choice_no_fd),
+		T(test_in_memory_detected),
+		T(test_alone_in_memory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

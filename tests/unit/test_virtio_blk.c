@@ -800,11 +800,13 @@ static void test_busy_poll(void **state)
 	add_read(f);
 	assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
 	assert_false(vqm_get_used(&f->m, &id, &len));
-	virtio_blk_set_poll(&f->blk, MINUTE);
+	virtio_blk_set_poll(&f->blk, MINUTE, false);
 	f->blk.poll_ns = MINUTE; /* as if grown: no window ends by itself */
+	add_read(f); /* two chains in one pass: a guest with several out */
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_true(vqm_get_used(&f->m, &id, &len));
-	assert_int_equal(vqm_avail_event(&f->m), 1);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(vqm_avail_event(&f->m), 2);
 	/* Within the window: chains are taken without notifications. */
 	for (unsigned int i = 0; i < 3; i++) {
 		head = add_read(f);
@@ -815,24 +817,29 @@ static void test_busy_poll(void **state)
 		assert_true(vq->polling);
 	}
 	/* avail_event stayed behind: the driver saw no need to notify. */
-	assert_int_equal(vqm_avail_event(&f->m), 1);
-	assert_int_equal(vq->last_avail_idx, 4);
+	assert_int_equal(vqm_avail_event(&f->m), 2);
+	assert_int_equal(vq->last_avail_idx, 5);
 	assert_int_equal(virtio_blk_busy_poll(&f->blk),
 			 0); /* idle, still polling */
-	/* The window ends: avail_event published, the last look made. */
+	/*
+	 * The window ends: avail_event published, the last look made.  Two
+	 * chains in one look (more than one out): go on.
+	 */
 	f->blk.poll_ns = 1;
-	head = add_read(f);
-	assert_int_equal(virtio_blk_busy_poll(&f->blk),
-			 0); /* took one: go on */
+	add_read(f);
+	add_read(f);
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
+	assert_true(vqm_get_used(&f->m, &id, &len));
 	assert_true(vqm_get_used(&f->m, &id, &len));
 	usleep(1000);
 	assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
 	assert_false(vq->polling);
-	assert_int_equal(vqm_avail_event(&f->m), 5);
+	assert_int_equal(vqm_avail_event(&f->m), 7);
 	assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
-	assert_int_equal(f->d.reads, 5);
+	assert_int_equal(f->d.reads, 7);
 	/* A reset ends polling. */
 	f->blk.poll_ns = MINUTE;
+	add_read(f);
 	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
@@ -850,7 +857,7 @@ static void test_busy_poll_needs_event_idx(void **state)
 	uint32_t id, len;
 
 	driver_up(f, V1 | F_FLUSH);
-	virtio_blk_set_poll(&f->blk, MINUTE);
+	virtio_blk_set_poll(&f->blk, MINUTE, false);
 	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_true(vqm_get_used(&f->m, &id, &len));
@@ -879,10 +886,11 @@ static void test_busy_poll_adapts(void **state)
 	uint32_t id, len;
 
 	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
-	virtio_blk_set_poll(&f->blk, max);
+	virtio_blk_set_poll(&f->blk, max, false);
 	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
 	for (unsigned int i = 1; i <= 5; i++) {
 		f->blk.poll_stopped = now_ns(); /* a window just ended */
+		add_read(f);
 		add_read(f);
 		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 		assert_true(vqm_get_used(&f->m, &id, &len));
@@ -893,15 +901,18 @@ static void test_busy_poll_adapts(void **state)
 	f->blk.poll_ns = max;
 	f->blk.poll_stopped = now_ns();
 	add_read(f);
+	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(f->blk.poll_ns, max);
 	f->blk.poll_stopped = now_ns() - 2 * max; /* a long pause */
+	add_read(f);
 	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(f->blk.poll_ns, max / 2);
 	/* Never below the minimum. */
 	f->blk.poll_ns = VIRTIO_BLK_POLL_MIN_NS;
 	f->blk.poll_stopped = now_ns() - 2 * max;
+	add_read(f);
 	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
@@ -910,7 +921,48 @@ static void test_busy_poll_adapts(void **state)
 		;
 	assert_true(f->blk.poll_stopped != 0);
 	assert_false(f->blk.vm.core.queues[0].polling);
-	assert_int_equal(f->d.reads, 8);
+	assert_int_equal(f->d.reads, 16);
+}
+
+/*
+ * A guest that waits for each request before it sends the next (one
+ * chain per notification, nothing in flight) gets no window (the thread
+ * would spin through all its think time), until it shows two chains out;
+ * with polling asked for (--io-poll), every notification opens one.
+ */
+static void test_busy_poll_not_for_one_at_a_time(void **state)
+{
+	struct fix *f = *state;
+	uint32_t id, len;
+
+	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	virtio_blk_set_poll(&f->blk, 1000000, false); /* 1 ms */
+	for (unsigned int i = 0; i < 3; i++) {
+		add_read(f);
+		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+		assert_true(vqm_get_used(&f->m, &id, &len));
+		assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
+		assert_false(f->blk.vm.core.queues[0].polling);
+		assert_int_equal(vqm_avail_event(&f->m), i + 1);
+	}
+	/* Two out at once: a window; one chain in it does not extend it. */
+	add_read(f);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
+	assert_true(f->blk.vm.core.queues[0].polling);
+	add_read(f);
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
+	usleep(2000);
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), -1);
+	assert_false(f->blk.vm.core.queues[0].polling);
+	/* Asked for: one chain per notification opens a window. */
+	virtio_blk_set_poll(&f->blk, 1000000, true);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
+	assert_true(f->blk.vm.core.queues[0].polling);
+	assert_int_equal(f->d.reads, 7);
 }
 
 /* --- with the worker-thread engine ------------------------------------- */
@@ -996,19 +1048,20 @@ static void test_busy_poll_sleeps_in_flight(void **state)
 	int64_t ns;
 
 	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
-	virtio_blk_set_poll(&f->blk, MINUTE);
+	virtio_blk_set_poll(&f->blk, MINUTE, false);
 	f->blk.poll_ns = 2000000000; /* 2 s */
 	f->d.delay_us = 300000;
 	b[0] = hdr_buf(f, VIRTIO_BLK_T_OUT, 0);
 	b[1] = vqm_buf_new(&f->m, SECTOR, false, 0x5a);
 	b[2] = wbuf(f, 1);
 	vqm_add(&f->m, b, 3);
+	add_read(f); /* two out: a window opens */
 	poller_start(&p, f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	ns = virtio_blk_busy_poll(&f->blk);
-	/* the write is in flight: sleep for the window's rest, to the ns */
+	/* they are in flight: sleep for the window's rest, to the ns */
 	assert_true(ns > 1000000000 && ns <= 2000000000);
-	assert_int_equal(wait_used(f, 1), 1);
+	assert_int_equal(wait_used(f, 2), 2);
 	assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
 	assert_true(f->blk.vm.core.queues[0].polling);
 	poller_stop(&p);
@@ -2151,6 +2204,7 @@ int main(void)
 		T(test_busy_poll),
 		T(test_busy_poll_adapts),
 		T(test_busy_poll_sleeps_in_flight),
+		T(test_busy_poll_not_for_one_at_a_time),
 		TMQ(test_slots_freed_in_pass),
 		T(test_busy_poll_needs_event_idx),
 		T(test_aio_flush_after_writes),

@@ -463,11 +463,13 @@ static const struct opt run_opts[] = {
 	      "lkvm's guest init and the host's / at /host") },
 	{ OPT("io-poll", 0, "USEC", set_io_poll,
 	      "Busy-poll the disks' request queues for up to\n"
-	      "USEC microseconds after each request, with\n"
+	      "USEC microseconds after each notification, with\n"
 	      "the guest's notifications off; the window\n"
-	      "adapts to the guest (0 = never; default:\n" STR(
-		      CONFIG_IO_POLL_US) " when the host has more CPUs than\n"
-					 "the guest, else 0)") },
+	      "adapts to the guest (0 = never).  Default: up\n"
+	      "to " STR(
+		      CONFIG_IO_POLL_US) " when the host has more CPUs than the\n"
+					 "guest, and only for a guest that keeps more\n"
+					 "than one request out") },
 	{ OPT("9p", 0, "DIR,TAG", run_set_9p,
 	      "Share the host's DIR with the guest over\n"
 	      "virtio-9p (9P2000.L) as TAG (default: kvm_9p):\n"

@@ -137,7 +137,8 @@ int disks_watch(struct disks *d, struct iothread *io)
 	for (unsigned int i = 0; !ret && i < d->nr; i++) {
 		ret = iothread_add(io, d->aio[i].efd, disks_handle, &d->blk[i]);
 		if (!ret && d->poll_ns) {
-			virtio_blk_set_poll(&d->blk[i], d->poll_ns);
+			virtio_blk_set_poll(&d->blk[i], d->poll_ns,
+					    d->poll_always);
 			ret = iothread_add_poller(io, disks_busy_poll,
 						  &d->blk[i]);
 		}
@@ -164,6 +165,7 @@ int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
 
 	d->nr = 0;
 	d->poll_ns = disks_poll_ns(cfg);
+	d->poll_always = cfg->io_poll_us >= 0;
 	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++)
 		ret = disk_up(d, &cfg->disks[i],
 			      disks_queues(&cfg->disks[i], cfg->nr_cpus), b);

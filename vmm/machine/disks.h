@@ -20,6 +20,7 @@ struct disks {
 	const char *path[CONFIG_MAX_DISKS];	     /* for messages */
 	unsigned int nr;			     /* set up so far */
 	uint64_t poll_ns; /* each disk's longest polling window (0: none) */
+	bool poll_always; /* --io-poll given: a window after every notification */
 };
 
 /* A disk's request queues: queues=N, else nr_cpus; within 1..8. */
