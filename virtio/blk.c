@@ -523,25 +523,33 @@ static void blk_commit(struct virtio_blk *blk)
 		blk->aio->ops->commit(blk->aio);
 }
 
-/* Lock held: the engine's finished calls, in any order. */
-static void blk_reap(struct virtio_blk *blk)
+/*
+ * Lock held: the engine's finished calls, in any order; true when there
+ * were any.  drain: the eventfd woke the thread, read it; otherwise only
+ * when the engine may have signalled it (no system call for nothing).
+ */
+static bool blk_reap(struct virtio_blk *blk, bool drain)
 {
 	struct virtio_blk_aio *a = blk->aio;
 	struct virtio_blk_io *io, *next;
+	bool any = false;
 	uint64_t v;
 
 	if (!a)
-		return;
-	if (read(a->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return false;
+	if ((drain || !a->ops->signalled || a->ops->signalled(a)) &&
+	    read(a->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		pr_once(LOG_WARN, "virtio-blk: eventfd: %s", strerror(errno));
 	io = a->ops->reap(a);
 	for (; io; io = next) {
 		next = io->next;
+		any = true;
 		blk_finish(blk,
 			   (struct virtio_blk_req
 				    *)((uint8_t *)io -
 				       offsetof(struct virtio_blk_req, io)));
 	}
+	return any;
 }
 
 /*
@@ -555,11 +563,20 @@ static void blk_reap(struct virtio_blk *blk)
  */
 static void blk_settle(struct virtio_blk *blk, bool more)
 {
+	unsigned int rounds = 0;
+
 	blk_commit(blk);
-	if (blk->aio) {
-		blk_reap(blk);
+	/*
+	 * What finished may release parked flushes, which may finish inside
+	 * their submit in turn: each round finishes one request at least.
+	 */
+	while (blk_reap(blk, false)) {
 		blk_unpark(blk);
 		blk_commit(blk);
+		if (++rounds > VIRTIO_BLK_DEPTH) {
+			more = true; /* the rest in the next pass */
+			break;
+		}
 	}
 	/*
 	 * A pass found every slot busy, and the reap (which drained the
@@ -652,7 +669,7 @@ void virtio_blk_poll(struct virtio_blk *blk)
 	bool more = false;
 
 	virtio_mmio_lock(&blk->vm);
-	blk_reap(blk);
+	blk_reap(blk, true);
 	blk_unpark(blk);
 	/* The shared slots go to each queue first in turn. */
 	for (unsigned int i = 0; i < nq; i++)

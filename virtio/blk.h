@@ -253,8 +253,18 @@ struct virtio_blk_aio_ops {
 	 * queues).  The owner calls it, under its lock, after each pass.
 	 */
 	void (*commit)(struct virtio_blk_aio *a);
-	/* The calls finished since the last reap, linked by next. */
+	/*
+	 * The calls finished since the last reap, linked by next.  The
+	 * owner reaps after every commit: calls finished inside submit or
+	 * commit need not signal efd.
+	 */
 	struct virtio_blk_io *(*reap)(struct virtio_blk_aio *a);
+	/*
+	 * Optional: false when efd cannot have been signalled since the last
+	 * reap (the owner then skips reading it); without it, efd is read
+	 * before every reap.
+	 */
+	bool (*signalled)(struct virtio_blk_aio *a);
 	/* Stop; calls still running are waited for (uring) or dropped. */
 	void (*destroy)(struct virtio_blk_aio *a);
 };

@@ -3,15 +3,15 @@
  * virtio-blk's io_uring engine (liburing).  The owner submits under its
  * lock, from whichever thread notifies, and commits once per pass: the
  * SQEs of a pass go to the kernel in one io_uring_enter.  Completions
- * post to a CQ whose
- * eventfd the I/O thread watches, and reap (under the same lock) turns
- * CQEs into finished calls: a short transfer resubmits the remainder, a
- * write-through write goes on to an fsync.  Calls the disk cannot hand
- * over as a file descriptor (discard, write-zeroes, O_DIRECT bounces) run
- * synchronously in submit and are reported like the others, and so does a
- * lone read or write of a file in memory (uring_alone_in_memory).  FLUSH needs
- * no ordering here: blk.c starts it only once every write before it has
- * completed.  See blk.h.
+ * post to a CQ whose eventfd the I/O thread watches, and reap (under the
+ * same lock) turns CQEs into finished calls: a short transfer resubmits
+ * the remainder, a write-through write goes on to an fsync.  Calls the
+ * disk cannot hand over as a file descriptor (discard, write-zeroes,
+ * O_DIRECT bounces) run synchronously in submit, and so does a lone read
+ * or write of a file in memory (uring_alone_in_memory): they wait for the
+ * reap the owner makes after each commit, with no eventfd write.  FLUSH
+ * needs no ordering here: blk.c starts it only once every write before it
+ * has completed.  See blk.h.
  */
 #include <errno.h>
 #include <liburing.h>
@@ -81,10 +81,10 @@ static void uring_queue(struct virtio_blk_aio *a, struct virtio_blk_io *io,
 	u->pending = true;
 }
 
+/* Calls finished inside submit wait in done: the owner reaps next. */
 static void uring_kick(struct virtio_blk_aio *a)
 {
 	struct blk_uring *u = a->priv;
-	uint64_t one = 1;
 	int ret;
 
 	if (u->pending) {
@@ -94,8 +94,14 @@ static void uring_kick(struct virtio_blk_aio *a)
 				strerror(-ret));
 		u->pending = false;
 	}
-	if (u->done && write(a->efd, &one, sizeof(one)) < 0)
-		pr_once(LOG_WARN, "virtio-blk: eventfd: %s", strerror(errno));
+}
+
+/* The kernel signals efd for each completion it posts. */
+static bool uring_signalled(struct virtio_blk_aio *a)
+{
+	struct blk_uring *u = a->priv;
+
+	return io_uring_cq_ready(&u->ring) != 0;
 }
 
 static int uring_fd(const struct virtio_blk_disk *d,
@@ -259,6 +265,7 @@ static const struct virtio_blk_aio_ops uring_ops = {
 	.submit = uring_submit,
 	.commit = uring_kick,
 	.reap = uring_reap,
+	.signalled = uring_signalled,
 	.destroy = uring_destroy,
 };
 
