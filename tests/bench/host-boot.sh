@@ -47,3 +47,56 @@ for transport in pci mmio; do
 	median=$(echo $times | tr ' ' '\n' | sort -n | sed -n 2p)
 	echo "BENCH boot-to-init-$transport-disk-rng-median $median s"
 done
+
+# Both VMMs on the minimal line users type for a kernel test (an
+# initramfs, no NIC, no default devices: -n mode=none --nodefaults), and
+# kvmtool too when it was added as ./kvmtool, alternating, 3 rounds:
+# from exec to the guest's init ("rvkvm-init: guest up") and to the VMM's
+# exit (the guest powers off), and at init the VMM's resident memory less
+# the resident part of its guest RAM (the largest mapping): what the VMM
+# itself costs.  lkvm's --debug (which prints its exit counters and peak
+# RSS) adds its CPU time to the first guest instruction.  Prints
+# "BENCH <vmm>-r<round>-min-<measure> value unit".
+vmm_once() {
+	name=$1
+	shift
+	rm -f /tmp/v.log
+	start=$(now)
+	"$@" </dev/null >/tmp/v.log 2>&1 &
+	pid=$!
+	i=0
+	while ! grep -q "rvkvm-init: guest up" /tmp/v.log && [ $i -lt 1200 ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	init=$(now)
+	grep -q "rvkvm-init: guest up" /tmp/v.log || init=
+	rss=$(sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' /proc/$pid/status 2>/dev/null)
+	ram=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { m = 1; next }
+		m && $1 == "Size:" { s = $2 }
+		m && $1 == "Rss:" { if (s > big) { big = s; r = $2 }; m = 0 }
+		END { print r + 0 }' /proc/$pid/smaps 2>/dev/null)
+	wait $pid
+	st=$?
+	end=$(now)
+	echo "BENCH $name-min-status $st exit"
+	if [ -z "$init" ]; then
+		echo "BENCH $name-min-no-init 1 run"
+		tail -5 /tmp/v.log
+		return
+	fi
+	awk -v s="$start" -v i="$init" -v e="$end" -v n="$name" 'BEGIN {
+		printf "BENCH %s-min-exec-to-init %.2f s\n", n, i - s
+		printf "BENCH %s-min-exec-to-exit %.2f s\n", n, e - s
+	}'
+	[ -n "$rss" ] && echo "BENCH $name-min-RSS-less-guest-RAM $((rss - ram)) KiB"
+	sed -n 's/.*CPU time to the first guest instruction: \([0-9.]*\) ms.*/BENCH '"$name"'-min-CPU-ms-to-first-instruction \1 ms/p' /tmp/v.log
+}
+for round in 1 2 3; do
+	vmm_once "lkvm-r$round" ./lkvm run -k Image -i guest-hello.cpio.gz \
+		-m 256 -c 1 -n mode=none --nodefaults --debug
+	[ -x ./kvmtool ] && vmm_once "kvmtool-r$round" ./kvmtool run -k Image \
+		-i guest-hello.cpio.gz -m 256 -c 1 -n mode=none --nodefaults \
+		-p console=ttyS0
+done
+exit 0

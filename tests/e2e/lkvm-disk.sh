@@ -19,6 +19,9 @@ t disk-write-status [ $rc -eq 0 ]
 # The host kernel has io_uring: requests go through it, not the fallback.
 t disk-engine-io_uring has "virtio-blk I/O engine: io_uring" /tmp/w.log
 t disk-debug-2-queues has "depth 64, 2 queues," /tmp/w.log
+# /tmp is a tmpfs here: a request alone on the ring runs inline.
+t disk-debug-in-memory has "in memory: a lone request inline" /tmp/w.log
+t debug-cpu-to-first-instruction has "CPU time to the first guest instruction: " /tmp/w.log
 t disk-write-synced has "guest-disk-synced" /tmp/w.log
 t disk-write-bytes-in-image same_pattern /tmp/disk.img
 

@@ -71,6 +71,7 @@ static void print_console_tail(struct cons *c)
 
 static void print_vm_stats(const struct vm *vm)
 {
+	unsigned long ready;
 	struct rusage ru;
 
 	pr_info("exits to user space: %lu MMIO, %lu SBI, %lu other",
@@ -79,6 +80,10 @@ static void print_vm_stats(const struct vm *vm)
 		atomic_load(&vm->stats.other_exits));
 	if (!getrusage(RUSAGE_SELF, &ru))
 		pr_info("peak RSS: %ld KiB", ru.ru_maxrss);
+	ready = atomic_load(&vm->stats.ready_cpu_us);
+	if (ready)
+		pr_info("CPU time to the first guest instruction: %lu.%03lu ms",
+			(ready - 1) / 1000, (ready - 1) % 1000);
 }
 
 /*

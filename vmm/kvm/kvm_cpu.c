@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -494,11 +495,27 @@ static void cpu_hold(struct vcpu *vcpu)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* The first vCPU to run notes lkvm's CPU time until then (--debug). */
+static void cpu_note_ready(struct vm *vm)
+{
+	unsigned long none = 0;
+	struct rusage ru;
+
+	if (atomic_load(&vm->stats.ready_cpu_us) || getrusage(RUSAGE_SELF, &ru))
+		return;
+	atomic_compare_exchange_strong(
+		&vm->stats.ready_cpu_us, &none,
+		(unsigned long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+				1000000 +
+			ru.ru_utime.tv_usec + ru.ru_stime.tv_usec + 1);
+}
+
 static void *cpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
 	struct vm *vm = vcpu->vm;
 
+	cpu_note_ready(vm);
 	while (!atomic_load(&vm->stop)) {
 		if (atomic_load(&vm->pause.want)) {
 			cpu_hold(vcpu);

@@ -71,6 +71,11 @@ struct cpu_caps {
 
 struct vm_stats {
 	atomic_ulong mmio_exits, sbi_exits, other_exits;
+	/*
+	 * lkvm's CPU time (user + system, all threads) from exec to the
+	 * first KVM_RUN of any vCPU, in us + 1 (0: not yet run).
+	 */
+	atomic_ulong ready_cpu_us;
 };
 
 struct vm {

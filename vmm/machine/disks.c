@@ -57,6 +57,16 @@ static int disk_engine_up(struct virtio_blk_aio *aio,
 				   VIRTIO_BLK_URING_ENTRIES);
 }
 
+/* When the disks busy-poll, for --debug. */
+static const char *disk_poll_when(const struct disks *d)
+{
+	if (!d->poll_ns)
+		return "";
+	return d->poll_always ?
+		       " after every notification" :
+		       " while the guest keeps more than one request out";
+}
+
 /* The image file, its virtio-blk device on slot, its I/O engine. */
 static int disk_init(void *opaque, struct board_slot *slot)
 {
@@ -111,10 +121,13 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 	virtio_blk_set_aio(&d->blk[d->nr], &d->aio[d->nr]);
 	d->path[d->nr] = dc->path;
 	pr_debug(
-		"%s: virtio-blk I/O engine: %s, depth %u, %u queue%s, readv/writev on guest buffers%s, busy polling up to %llu us",
+		"%s: virtio-blk I/O engine: %s, depth %u, %u queue%s, readv/writev on guest buffers%s%s, busy polling up to %llu us%s",
 		dc->path, d->aio[d->nr].name, VIRTIO_BLK_DEPTH, nq,
 		nq == 1 ? "" : "s", dc->direct ? " (O_DIRECT)" : "",
-		(unsigned long long)d->poll_ns / 1000);
+		d->blk[d->nr].disk.in_memory ?
+			" (in memory: a lone request inline)" :
+			"",
+		(unsigned long long)d->poll_ns / 1000, disk_poll_when(d));
 	d->nr++;
 	return 0;
 }
