@@ -174,7 +174,7 @@ static void op_life(struct vhost_user *u, unsigned int index)
 
 	ret = ret ?: vhost_set_features(&v, ~0ULL);
 	ret = ret ?: vhost_ring_start(&v, index, &r);
-	ret = ret ?: vhost_ring_enable(&v, index);
+	ret = ret ?: vhost_ring_enable(&v, index, true);
 	CHECK(ret <= 0);
 	CHECK(vhost_stop(&v, VHOST_REQ_NR, NULL) <= 0);
 }

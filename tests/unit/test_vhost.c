@@ -290,16 +290,19 @@ static void test_ring_enable(void **state)
 	struct vhost_ring r1 = ring(1);
 
 	open_ok(&v, &f);
-	assert_int_equal(vhost_ring_enable(&v, 1), -EINVAL);
-	assert_int_equal(vhost_ring_enable(&v, VHOST_MAX_RINGS), -EINVAL);
+	assert_int_equal(vhost_ring_enable(&v, 1, true), -EINVAL);
+	assert_int_equal(vhost_ring_enable(&v, VHOST_MAX_RINGS, true), -EINVAL);
 	assert_int_equal(vhost_set_features(&v, 1), 0);
 	assert_int_equal(vhost_ring_start(&v, 1, &r1), 0);
 	f.n = 0;
-	assert_int_equal(vhost_ring_enable(&v, 1), 0);
+	assert_int_equal(vhost_ring_enable(&v, 1, true), 0);
 	assert_int_equal(f.n, 1);
 	assert_int_equal(f.log[0].req, VHOST_REQ_SET_VRING_ENABLE);
 	assert_int_equal(f.log[0].index, 1);
 	assert_int_equal(f.log[0].val, 1);
+	assert_int_equal(vhost_ring_enable(&v, 1, false), 0);
+	assert_int_equal(f.log[1].req, VHOST_REQ_SET_VRING_ENABLE);
+	assert_int_equal(f.log[1].val, 0);
 	assert_false(v.broken);
 }
 

@@ -352,7 +352,7 @@ static void test_ring_life_acked(void **state)
 		reply_u64(f, acked[i], 0);
 	assert_int_equal(vhost_set_features(&f->v, F_V1), 0);
 	assert_int_equal(vhost_ring_start(&f->v, 1, &r), 0);
-	assert_int_equal(vhost_ring_enable(&f->v, 1), 0);
+	assert_int_equal(vhost_ring_enable(&f->v, 1, true), 0);
 	expect_u64(f, VHOST_USER_SET_FEATURES, nr, F_V1 | F_PROTO, NULL);
 	expect_state(f, VHOST_USER_SET_VRING_NUM, nr, 1, 128);
 	expect_state(f, VHOST_USER_SET_VRING_BASE, nr, 1, 5);

@@ -89,11 +89,11 @@ int vhost_ring_start(struct vhost *v, unsigned int i,
 	return ret;
 }
 
-int vhost_ring_enable(struct vhost *v, unsigned int i)
+int vhost_ring_enable(struct vhost *v, unsigned int i, bool on)
 {
 	if (i >= VHOST_MAX_RINGS || !(v->started & (1u << i)))
 		return -EINVAL;
-	return ring_val(v, VHOST_REQ_SET_VRING_ENABLE, i, 1);
+	return ring_val(v, VHOST_REQ_SET_VRING_ENABLE, i, on);
 }
 
 int vhost_set_features(struct vhost *v, uint64_t features)

@@ -114,8 +114,8 @@ int vhost_dev_req(struct vhost *v, enum vhost_req req, void *arg);
 /* Ring i (< VHOST_MAX_RINGS) to the back-end: 0 or -errno. */
 int vhost_ring_start(struct vhost *v, unsigned int i,
 		     const struct vhost_ring *r);
-/* SET_VRING_ENABLE 1 for ring i (started): 0 or -errno. */
-int vhost_ring_enable(struct vhost *v, unsigned int i);
+/* SET_VRING_ENABLE on (1) or off (0) for ring i (started): 0 or -errno. */
+int vhost_ring_enable(struct vhost *v, unsigned int i, bool on);
 /* The negotiated features, masked to the back-end's (and LOG_ALL off). */
 int vhost_set_features(struct vhost *v, uint64_t features);
 /*
