@@ -36,7 +36,7 @@ long() {
 }
 
 # The targets, fastest first (runs/s measured on one core).
-FAST_FIRST="ctl sbi usernet uart8250 cli virtio_mmio virtqueue balloon virtio_console pci 9p image plic net ctl_server blk"
+FAST_FIRST="ctl vhost_user sbi usernet uart8250 cli virtio_mmio virtqueue balloon virtio_console pci 9p image plic net ctl_server blk"
 
 order() {
 	local n f

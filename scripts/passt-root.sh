@@ -1,13 +1,16 @@
 #!/bin/bash
-# passt-root.sh OUTDIR: passt for the emulated host.  Unpacks Debian
-# trixie's riscv64 passt and libc6 (scripts/riscv64-passt-packages.txt,
-# cached like the sysroot) and lays out in OUTDIR what the host image gets:
+# passt-root.sh OUTDIR: passt and virtiofsd for the emulated host.
+# Unpacks Debian trixie's riscv64 passt, virtiofsd and the libraries they
+# need (scripts/riscv64-passt-packages.txt, cached like the sysroot) and
+# lays out in OUTDIR what the host image gets:
 #   usr/bin/passt
-#   lib/ld-linux-riscv64-lp64d.so.1       (passt's PT_INTERP)
-#   lib/riscv64-linux-gnu/<each library passt needs>
-# The loader searches /lib/riscv64-linux-gnu by default, so passt runs as
-# it is, as lkvm starts it (found on PATH).  Fails naming the library when
-# one passt needs is in no package of the list.
+#   usr/libexec/virtiofsd                 (where Debian puts it)
+#   lib/ld-linux-riscv64-lp64d.so.1       (their PT_INTERP)
+#   lib/riscv64-linux-gnu/<each library they need>
+# The loader searches /lib/riscv64-linux-gnu by default, so both run as
+# they are, as lkvm starts them (passt found on PATH, virtiofsd on PATH or
+# in /usr/libexec).  Fails naming the library when one of them needs one
+# that is in no package of the list.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,17 +22,19 @@ libdir=$root/usr/lib/riscv64-linux-gnu
 loader=ld-linux-riscv64-lp64d.so.1
 
 rm -rf "$out.tmp"
-mkdir -p "$out.tmp/usr/bin" "$out.tmp/lib/riscv64-linux-gnu"
-cp "$root/usr/bin/passt" "$out.tmp/usr/bin/passt"
-interp=$(riscv64-linux-gnu-readelf -l "$out.tmp/usr/bin/passt" |
-	sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
-[ "$interp" = "/lib/$loader" ] || die "passt-root: passt wants $interp, not /lib/$loader"
+mkdir -p "$out.tmp/usr/bin" "$out.tmp/usr/libexec" "$out.tmp/lib/riscv64-linux-gnu"
 cp -L "$libdir/$loader" "$out.tmp/lib/$loader"
-for lib in $(riscv64-linux-gnu-readelf -d "$out.tmp/usr/bin/passt" |
-	sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-	[ "$lib" = "$loader" ] && continue
-	[ -e "$libdir/$lib" ] || die "passt-root: $lib (needed by passt) is in none of the packages of scripts/riscv64-passt-packages.txt"
-	cp -L "$libdir/$lib" "$out.tmp/lib/riscv64-linux-gnu/$lib"
+for prog in usr/bin/passt usr/libexec/virtiofsd; do
+	cp "$root/$prog" "$out.tmp/$prog"
+	interp=$(riscv64-linux-gnu-readelf -l "$out.tmp/$prog" |
+		sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+	[ "$interp" = "/lib/$loader" ] || die "passt-root: $prog wants $interp, not /lib/$loader"
+	for lib in $(riscv64-linux-gnu-readelf -d "$out.tmp/$prog" |
+		sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[ "$lib" = "$loader" ] && continue
+		[ -e "$libdir/$lib" ] || die "passt-root: $lib (needed by ${prog##*/}) is in none of the packages of scripts/riscv64-passt-packages.txt"
+		cp -L "$libdir/$lib" "$out.tmp/lib/riscv64-linux-gnu/$lib"
+	done
 done
 rm -rf "$out" && mv "$out.tmp" "$out"
 echo "passt-root: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1) in ${out#"$RVKVM_TOP"/}"

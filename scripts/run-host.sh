@@ -11,8 +11,9 @@
 #   --add SRC:DEST    add a file or directory to the host image (repeatable)
 #   --lkvm            add lkvm (/rvkvm/lkvm), the kernel (/rvkvm/Image), a
 #                     guest initramfs with a shell (/rvkvm/guest.cpio.gz)
-#                     and passt (/usr/bin/passt with its loader and libc:
-#                     lkvm's user-mode network, 'make passt-root')
+#                     passt (/usr/bin/passt: lkvm's user-mode network)
+#                     and virtiofsd (/usr/libexec/virtiofsd: lkvm's --fs),
+#                     with their loader and libraries ('make passt-root')
 #   --guest-test S    also add a guest initramfs that runs script S, as
 #                     /rvkvm/guest-<S without .sh>.cpio.gz (repeatable);
 #                     implies --lkvm
@@ -89,6 +90,7 @@ if [ $lkvm -eq 1 ]; then
 	adds+=(--add "$lkvm_bin:/rvkvm/lkvm" --add "$kernel:/rvkvm/Image"
 		--add "$work/guest.cpio.gz:/rvkvm/guest.cpio.gz"
 		--add "$passt/usr/bin/passt:/usr/bin/passt"
+		--add "$passt/usr/libexec/virtiofsd:/usr/libexec/virtiofsd"
 		--add "$passt/lib:/lib")
 fi
 for g in "${guest_tests[@]}"; do

@@ -103,6 +103,16 @@ struct share_config {
 	bool ro; /* the server refuses changes (the sandbox's hostfs) */
 };
 
+/* --fs DIR,TAG[,ro]: virtio-fs served by virtiofsd (vhost-user). */
+#define CONFIG_MAX_FS 2
+#define CONFIG_FS_TAG_MAX 36 /* virtio-fs configuration's tag[36] */
+
+struct fs_config {
+	char path[CONFIG_PATH_MAX];
+	char tag[CONFIG_FS_TAG_MAX + 1];
+	bool ro; /* virtiofsd --readonly */
+};
+
 /* --vsock: the CIDs a guest may have (virtio/vsock.h's range). */
 #define CONFIG_VSOCK_CID_MIN 3
 #define CONFIG_VSOCK_CID_MAX 4294967294ULL
@@ -134,6 +144,9 @@ struct vm_config {
 	unsigned int nr_nics;
 	struct share_config shares[CONFIG_MAX_SHARES];
 	unsigned int nr_shares;
+	/* --fs: guest RAM is then a memfd the daemon maps (shmem.h). */
+	struct fs_config fs[CONFIG_MAX_FS];
+	unsigned int nr_fs;
 	/* -d DIR: the guest's root is a share tagged /dev/root. */
 	bool rootfs_9p;
 	/*

@@ -895,6 +895,49 @@ static void test_9p(void **state)
 	rmdir(dir);
 }
 
+/* --fs DIR,TAG[,ro]: up to CONFIG_MAX_FS, tags of 1..36 bytes, once each. */
+static void test_fs(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "--fs", "/srv/a,share", "--fs=/srv/b,t2,ro",
+			     "Image"));
+	assert_int_equal(r->cfg.nr_fs, 2);
+	assert_string_equal(r->cfg.fs[0].path, "/srv/a");
+	assert_string_equal(r->cfg.fs[0].tag, "share");
+	assert_false(r->cfg.fs[0].ro);
+	assert_string_equal(r->cfg.fs[1].path, "/srv/b");
+	assert_string_equal(r->cfg.fs[1].tag, "t2");
+	assert_true(r->cfg.fs[1].ro);
+	res_free(r);
+	r = expect_run(parse("run", "--fs",
+			     "/d,abcdefghijklmnopqrstuvwxyz0123456789",
+			     "Image"));
+	assert_string_equal(r->cfg.fs[0].tag,
+			    "abcdefghijklmnopqrstuvwxyz0123456789");
+	res_free(r);
+	expect_error(parse("run", "--fs", "/srv/a", "Image"),
+		     "--fs '/srv/a': expected DIR,TAG[,ro]");
+	expect_error(parse("run", "--fs", ",t", "Image"),
+		     "invalid --fs directory ''");
+	expect_error(parse("run", "--fs", "/a,", "Image"),
+		     "invalid --fs tag '' (1..36 bytes, no spaces)");
+	expect_error(
+		parse("run", "--fs", "/d,abcdefghijklmnopqrstuvwxyz0123456789x",
+		      "Image"),
+		"invalid --fs tag 'abcdefghijklmnopqrstuvwxyz0123456789x' (1..36 bytes, no spaces)");
+	expect_error(parse("run", "--fs", "/a,a b", "Image"),
+		     "invalid --fs tag 'a b' (1..36 bytes, no spaces)");
+	expect_error(parse("run", "--fs", "/a,t,rw", "Image"),
+		     "unknown --fs option 'rw' in '/a,t,rw' (expected ro)");
+	expect_error(parse("run", "--fs", "/a,t", "--fs", "/b,t", "Image"),
+		     "--fs tag 't' is used twice");
+	expect_error(parse("run", "--fs", "/a,1", "--fs", "/a,2", "--fs",
+			   "/a,3", "Image"),
+		     "too many --fs directories (at most 2)");
+}
+
 /* Names that are not setup roots: "" is not ~/.lkvm, "-x" is an option. */
 static void test_bad_root_names(void **state)
 {
@@ -1340,6 +1383,7 @@ static const char *const long_opts[] = {
 	"--custom-mimpid N",
 	"--irqchip TYPE",
 	"--9p DIR,TAG",
+	"--fs DIR,TAG[,ro]",
 	"--sandbox SCRIPT",
 };
 
@@ -1642,6 +1686,7 @@ int main(void)
 		cmocka_unit_test(test_disks),
 		cmocka_unit_test(test_io_poll),
 		cmocka_unit_test(test_9p),
+		cmocka_unit_test(test_fs),
 		cmocka_unit_test(test_bad_root_names),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_networks),

@@ -475,6 +475,14 @@ static const struct opt run_opts[] = {
 	      "virtio-9p (9P2000.L) as TAG (default: kvm_9p):\n"
 	      "mount -t 9p -o trans=virtio TAG /mnt; repeat\n"
 	      "for more (at most " STR(CONFIG_MAX_SHARES) ")") },
+	{ OPT("fs", 0, "DIR,TAG[,ro]", run_set_fs,
+	      "Share the host's DIR with the guest over\n"
+	      "virtio-fs as TAG (1.." STR(
+		      CONFIG_FS_TAG_MAX) " bytes), served by\n"
+					 "virtiofsd, which lkvm starts (',ro':\n"
+					 "read-only): mount -t virtiofs TAG /mnt;\n"
+					 "repeat for more (at most " STR(
+						 CONFIG_MAX_FS) ")") },
 	{ OPT("sandbox", 0, "SCRIPT", set_sandbox,
 	      "Run the host's shell SCRIPT in the guest and\n"
 	      "exit with its status (see 'lkvm sandbox')"),
@@ -792,7 +800,7 @@ static const char run_help_head[] =
 	"Boot a RISC-V Linux kernel Image in a KVM virtual machine.  Options\n"
 	"take their argument as '--opt ARG', '--opt=ARG', '-x ARG' or '-xARG';\n"
 	"'--' ends the options.  A repeated option overrides the earlier one,\n"
-	"but for -d, -n, --9p and -i, which add one more each.\n";
+	"but for -d, -n, --9p, --fs and -i, which add one more each.\n";
 
 static const char run_help_sbi_aliases[] =
 	"kvmtool's names work too: --disable-sbi-legacy is v01, and\n"

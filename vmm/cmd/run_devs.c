@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The run options that add devices: -d (a disk image, a root directory or
- * a setup root), --9p (a share) and -n (a NIC, vmm/cmd/netopt.h).  Their
+ * a setup root), --9p (a share), --fs (a virtio-fs directory) and -n (a
+ * NIC, vmm/cmd/netopt.h).  Their
  * settings lists go through the option engine's key tables (lib/opt.h).
  */
 #include <errno.h>
@@ -122,6 +123,58 @@ int run_set_9p(struct opt_parser *p, const struct opt *o, const char *arg)
 	return run_add_share(r, arg,
 			     comma ? (size_t)(comma - arg) : strlen(arg),
 			     comma ? comma + 1 : "kvm_9p");
+}
+
+/* A virtio-fs tag: 1..CONFIG_FS_TAG_MAX bytes, none a control or a space. */
+static bool fs_tag_ok(const char *tag, size_t n)
+{
+	if (!n || n > CONFIG_FS_TAG_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)tag[i] <= ' ' || tag[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* --fs DIR,TAG[,ro]: a directory virtiofsd serves as virtio-fs TAG. */
+int run_set_fs(struct opt_parser *p, const struct opt *o, const char *arg)
+{
+	struct cli_run *r = p->ctx;
+	struct fs_config *fs = &r->cfg->fs[r->cfg->nr_fs];
+	const char *c1 = strchr(arg, ','), *tag, *c2;
+	size_t dlen, tlen;
+
+	if (r->cfg->nr_fs == CONFIG_MAX_FS)
+		return cli_err(r, "too many --fs directories (at most %d)",
+			       CONFIG_MAX_FS);
+	if (!c1)
+		return cli_err(r, "--fs '%s': expected DIR,TAG[,ro]", arg);
+	dlen = (size_t)(c1 - arg);
+	tag = c1 + 1;
+	c2 = strchr(tag, ',');
+	tlen = c2 ? (size_t)(c2 - tag) : strlen(tag);
+	if (!dlen || dlen >= CONFIG_PATH_MAX)
+		return cli_err(r, "invalid --fs directory '%.*s'", (int)dlen,
+			       arg);
+	if (!fs_tag_ok(tag, tlen))
+		return cli_err(
+			r, "invalid --fs tag '%.*s' (1..%d bytes, no spaces)",
+			(int)tlen, tag, CONFIG_FS_TAG_MAX);
+	if (c2 && strcmp(c2 + 1, "ro"))
+		return cli_err(r,
+			       "unknown --fs option '%s' in '%s' (expected ro)",
+			       c2 + 1, arg);
+	for (unsigned int i = 0; i < r->cfg->nr_fs; i++)
+		if (strlen(r->cfg->fs[i].tag) == tlen &&
+		    !memcmp(r->cfg->fs[i].tag, tag, tlen))
+			return cli_err(r, "--fs tag '%.*s' is used twice",
+				       (int)tlen, tag);
+	memset(fs, 0, sizeof(*fs));
+	memcpy(fs->path, arg, dlen);
+	memcpy(fs->tag, tag, tlen);
+	fs->ro = c2 != NULL;
+	r->cfg->nr_fs++;
+	return 0;
 }
 
 /*

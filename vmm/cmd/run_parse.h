@@ -29,8 +29,8 @@ int run_add_share(struct cli_run *r, const char *dir, size_t dlen,
 /* A setup root's view of the host: / as hostfs, read-only. */
 int run_add_host_share(struct cli_run *r);
 
-/* The setters of -d, --9p and -n (run_devs.c). */
-opt_set_fn run_set_disk, run_set_9p, run_set_network;
+/* The setters of -d, --9p, --fs and -n (run_devs.c). */
+opt_set_fn run_set_disk, run_set_9p, run_set_fs, run_set_network;
 
 /*
  * After the options: the checks across them, the defaults that depend on

@@ -19,6 +19,7 @@ static const char *const req_names[VHOST_REQ_NR] = {
 	[VHOST_REQ_SET_VRING_ERR] = "SET_VRING_ERR",
 	[VHOST_REQ_VSOCK_SET_CID] = "VSOCK_SET_GUEST_CID",
 	[VHOST_REQ_VSOCK_RUNNING] = "VSOCK_SET_RUNNING",
+	[VHOST_REQ_SET_VRING_ENABLE] = "SET_VRING_ENABLE",
 };
 
 const char *vhost_req_name(enum vhost_req req)
@@ -86,6 +87,13 @@ int vhost_ring_start(struct vhost *v, unsigned int i,
 	if (!ret)
 		v->started |= 1u << i;
 	return ret;
+}
+
+int vhost_ring_enable(struct vhost *v, unsigned int i, bool on)
+{
+	if (i >= VHOST_MAX_RINGS || !(v->started & (1u << i)))
+		return -EINVAL;
+	return ring_val(v, VHOST_REQ_SET_VRING_ENABLE, i, on);
 }
 
 int vhost_set_features(struct vhost *v, uint64_t features)

@@ -16,7 +16,12 @@
  *   vhost_ring_stop():   GET_VRING_BASE                    (per ring)
  * A device type adds its own requests between them (vsock: SET_GUEST_CID
  * after vhost_open(), SET_RUNNING after the features, SET_RUNNING 0
- * before the rings stop).
+ * before the rings stop).  A vhost-user back-end wants the features
+ * before the rings and each ring enabled after its kick:
+ *   vhost_set_features(), vhost_ring_start(), vhost_ring_enable()
+ * (vhost_user.c negotiates the protocol features itself, right after
+ * GET_FEATURES, and makes SET_VRING_ENABLE a no-op when the back-end has
+ * none).
  *
  * The first failure makes the vhost broken: later calls return -EIO
  * without a request, until vhost_ring_stop() of every ring (the device
@@ -49,6 +54,12 @@ enum vhost_req {
 	VHOST_REQ_SET_VRING_ERR,  /* struct vhost_ring_val *, val an fd */
 	VHOST_REQ_VSOCK_SET_CID,  /* const uint64_t * */
 	VHOST_REQ_VSOCK_RUNNING,  /* const int * (1 or 0) */
+	/*
+	 * struct vhost_ring_val *, val 1 or 0: vhost-user only (a ring of
+	 * a back-end that negotiated protocol features starts disabled);
+	 * the kernel transport refuses it.
+	 */
+	VHOST_REQ_SET_VRING_ENABLE,
 	VHOST_REQ_NR,
 };
 
@@ -103,6 +114,8 @@ int vhost_dev_req(struct vhost *v, enum vhost_req req, void *arg);
 /* Ring i (< VHOST_MAX_RINGS) to the back-end: 0 or -errno. */
 int vhost_ring_start(struct vhost *v, unsigned int i,
 		     const struct vhost_ring *r);
+/* SET_VRING_ENABLE on (1) or off (0) for ring i (started): 0 or -errno. */
+int vhost_ring_enable(struct vhost *v, unsigned int i, bool on);
 /* The negotiated features, masked to the back-end's (and LOG_ALL off). */
 int vhost_set_features(struct vhost *v, uint64_t features);
 /*

@@ -14,6 +14,7 @@
 
 #include "lib/log.h"
 #include "lib/sizes.h"
+#include "vmm/host/shmem.h"
 #include "vmm/kvm/vm.h"
 
 static const struct {
@@ -153,9 +154,40 @@ static void *ram_map_anon(uint64_t size, size_t *map_size)
 }
 
 /*
+ * fd shared, at a 2 MiB aligned address (as ram_map_anon) so shmem's
+ * transparent huge pages can back it.
+ */
+static void *ram_map_shared(int fd, uint64_t size, size_t *map_size)
+{
+	size_t len = size + SZ_2M;
+	uint8_t *p = mmap(NULL, len, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uintptr_t aligned;
+	void *host;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	aligned = ((uintptr_t)p + SZ_2M - 1) & ~(uintptr_t)(SZ_2M - 1);
+	host = mmap((void *)aligned, size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_FIXED, fd, 0);
+	if (host == MAP_FAILED) {
+		munmap(p, len);
+		return NULL;
+	}
+	if (aligned > (uintptr_t)p)
+		munmap(p, aligned - (uintptr_t)p);
+	munmap((void *)(aligned + size), (uintptr_t)p + len - aligned - size);
+	madvise(host, size, MADV_HUGEPAGE);
+	*map_size = size;
+	return host;
+}
+
+/*
  * Guest RAM is mapped once and stays mapped until the process ends: the
  * I/O and console threads and the virtqueues hold host pointers into it
- * across guest reboots.
+ * across guest reboots.  Private anonymous memory, but a hugetlbfs file
+ * (--hugetlbfs) or, for a vhost-user daemon (--fs), a memfd: both shared,
+ * their fd kept in ram_fd for SET_MEM_TABLE.
  */
 int kvm_ram_alloc(struct vm *vm)
 {
@@ -170,6 +202,14 @@ int kvm_ram_alloc(struct vm *vm)
 		host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			    0);
 		vm->ram_map_size = size;
+	} else if (vm->cfg->nr_fs) {
+		fd = shmem_ram_fd(size);
+		if (fd < 0) {
+			pr_err("cannot create %llu MiB of shared guest RAM (memfd): %s",
+			       (unsigned long long)(size >> 20), strerror(-fd));
+			return fd;
+		}
+		host = ram_map_shared(fd, size, &vm->ram_map_size);
 	} else {
 		host = ram_map_anon(size, &vm->ram_map_size);
 	}

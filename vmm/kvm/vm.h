@@ -86,7 +86,7 @@ struct vm {
 	uint64_t ram_base;    /* guest physical, from the board */
 	struct guest_mem mem; /* mapped for the life of the vm */
 	size_t ram_map_size;
-	int ram_fd; /* --hugetlbfs file; -1: anonymous */
+	int ram_fd; /* --hugetlbfs file, --fs memfd; -1: anonymous */
 	struct vcpu vcpus[CONFIG_MAX_CPUS];
 	struct cpu_caps caps;
 	/*

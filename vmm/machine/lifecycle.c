@@ -59,6 +59,7 @@ static void aia_msi(void *opaque, uint64_t addr, uint32_t data)
 
 static void step_devices_down(struct machine *m)
 {
+	fs_down(&m->fs);
 	vsock_down(&m->vsock);
 	shares_down(&m->shares);
 	nics_down(&m->nics);
@@ -104,6 +105,7 @@ static int step_devices_up(struct machine *m)
 	if (!ret && cfg->balloon)
 		ret = board_balloon_up(&m->board);
 	ret = ret ?: vsock_up(&m->vsock, cfg, &m->board);
+	ret = ret ?: fs_up(&m->fs, cfg, &m->board);
 	/* A signal while waiting for passt: record the stop (status 3). */
 	if (ret == -EINTR)
 		signals_poll_stop(&m->vm, m->sfd);
@@ -131,6 +133,7 @@ static int step_iothread_up(struct machine *m)
 	ret = ret ?: nics_watch(&m->nics);
 	ret = ret ?: disks_watch(&m->disks, &m->io);
 	ret = ret ?: vsock_watch(&m->vsock, &m->io);
+	ret = ret ?: fs_watch(&m->fs, &m->io);
 	ret = ret ?: iothread_start(&m->io);
 	if (ret) {
 		pr_err("cannot start the I/O thread: %s", strerror(-ret));

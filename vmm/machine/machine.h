@@ -11,6 +11,7 @@
 #include "vmm/machine/cons.h"
 #include "vmm/ctl/ctl.h"
 #include "vmm/machine/disks.h"
+#include "vmm/machine/fs.h"
 #include "vmm/machine/gdb.h"
 #include "vmm/host/iothread.h"
 #include "vmm/machine/nics.h"
@@ -29,6 +30,7 @@ struct machine {
 	struct nics nics;
 	struct shares shares;
 	struct vsock vsock;
+	struct fs fs;
 	struct iothread io;
 	struct ctl_server ctl; /* the control socket */
 	struct gdb_server gdb; /* --gdb */
