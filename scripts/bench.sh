@@ -53,7 +53,8 @@ if [ -n "${KVMTOOL:-}" ]; then
 	[ -x "$KVMTOOL" ] || die "KVMTOOL=$KVMTOOL is not an executable"
 	kvmtool_add=(--add "$KVMTOOL:/rvkvm/kvmtool")
 fi
-want boot && bench "lkvm boot to guest init and peak RSS" \
+want boot && bench "lkvm boot to guest init and peak RSS${KVMTOOL:+, lkvm and kvmtool on the minimal line}" \
+	"${kvmtool_add[@]}" \
 	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-boot.sh"
 want blk && bench "virtio-blk throughput and exits per MiB" \
@@ -133,7 +134,8 @@ if want irqchip || [ "$only" = report ]; then
 	}'
 fi
 
-# The fio runs: mean of the rounds per VMM (lkvm, its BENCH_FIO_LKVM
+# The fio runs and the minimal boot line (tests/bench/host-boot.sh,
+# "c1-boot-min-..."): mean of the rounds per VMM (lkvm, its BENCH_FIO_LKVM
 # variants "lkvm-NAME", kvmtool), each lkvm's mean over kvmtool's, and
 # the lowest and highest ratio of one round's pair (the VMMs' round N ran
 # one after the other): how far one pair can be off in this environment.
@@ -172,7 +174,7 @@ sed -n "s/$fio_re/\1 \3 \4 \5/p" "$log" | tr -d '\r' | awk '
 			if (vmm[j] != "lkvm" && vmm[j] != "kvmtool" && vmm[j] != "host")
 				col[++nc] = vmm[j]
 		if ("kvmtool" in vseen) col[++nc] = "kvmtool"
-		printf "%-44s", "fio (mean of rounds)"
+		printf "%-44s", "fio and boot (mean of rounds)"
 		for (j = 1; j <= nc; j++) printf " %10s", col[j]
 		for (j = 1; j <= nc; j++)
 			if (col[j] != "kvmtool")

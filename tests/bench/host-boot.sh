@@ -56,7 +56,7 @@ done
 # the resident part of its guest RAM (the largest mapping): what the VMM
 # itself costs.  lkvm's --debug (which prints its exit counters and peak
 # RSS) adds its CPU time to the first guest instruction.  Prints
-# "BENCH <vmm>-r<round>-min-<measure> value unit".
+# "BENCH <vmm>-r<round>-c1-boot-min-<measure> value unit".
 vmm_once() {
 	name=$1
 	shift
@@ -71,7 +71,7 @@ vmm_once() {
 	done
 	init=$(now)
 	grep -q "rvkvm-init: guest up" /tmp/v.log || init=
-	rss=$(sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' /proc/$pid/status 2>/dev/null)
+	rss=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$pid/status 2>/dev/null)
 	ram=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { m = 1; next }
 		m && $1 == "Size:" { s = $2 }
 		m && $1 == "Rss:" { if (s > big) { big = s; r = $2 }; m = 0 }
@@ -79,18 +79,18 @@ vmm_once() {
 	wait $pid
 	st=$?
 	end=$(now)
-	echo "BENCH $name-min-status $st exit"
+	echo "BENCH $name-c1-boot-min-status $st exit"
 	if [ -z "$init" ]; then
-		echo "BENCH $name-min-no-init 1 run"
+		echo "BENCH $name-c1-boot-min-no-init 1 run"
 		tail -5 /tmp/v.log
 		return
 	fi
 	awk -v s="$start" -v i="$init" -v e="$end" -v n="$name" 'BEGIN {
-		printf "BENCH %s-min-exec-to-init %.2f s\n", n, i - s
-		printf "BENCH %s-min-exec-to-exit %.2f s\n", n, e - s
+		printf "BENCH %s-c1-boot-min-exec-to-init %.2f s\n", n, i - s
+		printf "BENCH %s-c1-boot-min-exec-to-exit %.2f s\n", n, e - s
 	}'
-	[ -n "$rss" ] && echo "BENCH $name-min-RSS-less-guest-RAM $((rss - ram)) KiB"
-	sed -n 's/.*CPU time to the first guest instruction: \([0-9.]*\) ms.*/BENCH '"$name"'-min-CPU-ms-to-first-instruction \1 ms/p' /tmp/v.log
+	[ -n "$rss" ] && echo "BENCH $name-c1-boot-min-RSS-less-guest-RAM $((rss - ram)) KiB"
+	sed -n 's/.*CPU time to the first guest instruction: \([0-9.]*\) ms.*/BENCH '"$name"'-c1-boot-min-CPU-ms-to-first-instruction \1 ms/p' /tmp/v.log
 }
 for round in 1 2 3; do
 	vmm_once "lkvm-r$round" ./lkvm run -k Image -i guest-hello.cpio.gz \

@@ -28,7 +28,7 @@ report() {
 }
 report >"$tmp/out"
 row() { awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$tmp/out"; }
-t report-header grep -q '^fio (mean of rounds) .*lkvm/kvmtool *pairs$' "$tmp/out"
+t report-header grep -q '^fio and boot (mean of rounds) .*lkvm/kvmtool *pairs$' "$tmp/out"
 t report-mean-ratio-pairs test "$(row c1-pci-seq-read-MiB/s)" = "300.00 200.00 1.50 1.00-2.00"
 # One pair only: no range.  lkvm's mean counts its unpaired round.
 t report-one-pair test "$(row c1-pci-seq-write-MiB/s)" = "60.00 60.00 1.00 -"
@@ -52,7 +52,7 @@ BENCH lkvm-nopoll-r2-c1-pci-randread-qd1-IOPS 140 IOPS
 BENCH kvmtool-r2-c1-pci-randread-qd1-IOPS 100 IOPS
 EOF2
 report >"$tmp/out"
-t variants-header grep -q '^fio (mean of rounds) *lkvm *lkvm-nopoll *kvmtool *lkvm/kvmtool *pairs *lkvm-nopoll/kvmtool *pairs$' "$tmp/out"
+t variants-header grep -q '^fio and boot (mean of rounds) *lkvm *lkvm-nopoll *kvmtool *lkvm/kvmtool *pairs *lkvm-nopoll/kvmtool *pairs$' "$tmp/out"
 t variants-row test "$(row c1-pci-randread-qd1-IOPS)" = "80.00 130.00 100.00 0.80 - 1.30 1.20-1.40"
 t variants-not-in-main-table bash -c "! grep -q '^lkvm-nopoll-r1' '$tmp/out'"
 cp "$log" "$tmp/log.orig"
