@@ -238,6 +238,13 @@ int virtio_balloon_stats_refresh(struct virtio_balloon *b)
 
 int virtio_balloon_madvise(void *opaque, void *host, size_t len)
 {
-	(void)opaque;
+	const bool *shared = opaque;
+
+	/*
+	 * Guest RAM in a file (a memfd or on hugetlbfs, mapped shared):
+	 * dropping lkvm's page tables would leave the pages in the file.
+	 */
+	if (shared && *shared)
+		return madvise(host, len, MADV_REMOVE) < 0 ? -errno : 0;
 	return madvise(host, len, MADV_DONTNEED) < 0 ? -errno : 0;
 }

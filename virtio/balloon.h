@@ -100,7 +100,11 @@ void virtio_balloon_get_info(struct virtio_balloon *b,
  */
 int virtio_balloon_stats_refresh(struct virtio_balloon *b);
 
-/* The production discard: madvise(MADV_DONTNEED); opaque unused. */
+/*
+ * The production discard: madvise(MADV_DONTNEED), or MADV_REMOVE when
+ * opaque points to true (guest RAM is a file mapped shared, which only
+ * gives its pages back when they are removed from the file).
+ */
 int virtio_balloon_madvise(void *opaque, void *host, size_t len);
 
 #endif

@@ -936,6 +936,9 @@ static void test_fs(void **state)
 	expect_error(parse("run", "--fs", "/a,1", "--fs", "/a,2", "--fs",
 			   "/a,3", "Image"),
 		     "too many --fs directories (at most 2)");
+	/* virtiofsd could shrink a hugetlbfs file under lkvm's RAM. */
+	expect_error(parse("run", "--fs", "/a,t", "--hugetlbfs", "/h", "Image"),
+		     "--hugetlbfs cannot be combined with --fs");
 }
 
 /* Names that are not setup roots: "" is not ~/.lkvm, "-x" is an option. */

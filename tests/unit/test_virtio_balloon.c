@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "virtio/balloon.h"
 #include "tests/unit/slot_res.h"
@@ -320,6 +323,36 @@ static void test_init_needs_discard(void **state)
 			 -EINVAL);
 }
 
+/*
+ * The production discard on guest RAM in a memfd mapped shared (--fs):
+ * the pages leave the file; MADV_DONTNEED alone would keep them there.
+ */
+static void test_madvise_shared_ram_leaves_file(void **state)
+{
+	const size_t len = 16 * 4096;
+	bool shared = true;
+	struct stat st;
+	uint8_t *p;
+	int fd = memfd_create("rvkvm-balloon-test", MFD_CLOEXEC);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, len), 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(p != MAP_FAILED);
+	memset(p, 0x5a, len);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(st.st_blocks >= (blkcnt_t)(len / 512));
+	assert_int_equal(virtio_balloon_madvise(&shared, p + 4096, 8 * 4096),
+			 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(st.st_blocks <= (blkcnt_t)(8 * 4096 / 512));
+	assert_int_equal(p[4096], 0); /* a hole reads as zeroes */
+	assert_int_equal(p[0], 0x5a);
+	munmap(p, len);
+	close(fd);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -337,6 +370,7 @@ int main(void)
 		T(test_stats_need_the_feature),
 		T(test_reset_drops_held_stats),
 		T(test_init_needs_discard),
+		cmocka_unit_test(test_madvise_shared_ram_leaves_file),
 	};
 
 	return cmocka_run_group_tests_name("virtio_balloon", tests, NULL, NULL);

@@ -25,23 +25,28 @@ static void test_argv(void **state)
 {
 	struct fs_config fs = { .path = "/srv/share", .tag = "t" };
 	char *argv[VIRTIOFSD_ARGV_MAX];
+	char dir_arg[VIRTIOFSD_DIR_ARG_MAX];
 	unsigned int n;
 
-	n = virtiofsd_build_argv(argv, "/usr/libexec/virtiofsd", &fs, true);
-	assert_int_equal(n, 6);
+	n = virtiofsd_build_argv(argv, dir_arg, "/usr/libexec/virtiofsd", &fs,
+				 true);
+	assert_int_equal(n, 5);
 	assert_string_equal(argv[0], "/usr/libexec/virtiofsd");
 	assert_string_equal(argv[1], "--fd=3");
-	assert_string_equal(argv[2], "--shared-dir");
-	assert_string_equal(argv[3], "/srv/share");
-	assert_string_equal(argv[4], "--sandbox=namespace");
-	assert_string_equal(argv[5], "--log-level=error");
-	assert_null(argv[6]);
+	assert_string_equal(argv[2], "--shared-dir=/srv/share");
+	assert_string_equal(argv[3], "--sandbox=namespace");
+	assert_string_equal(argv[4], "--log-level=error");
+	assert_null(argv[5]);
 	fs.ro = true;
-	n = virtiofsd_build_argv(argv, "v", &fs, false);
-	assert_int_equal(n, 7);
-	assert_string_equal(argv[4], "--sandbox=none");
-	assert_string_equal(argv[6], "--readonly");
-	assert_null(argv[7]);
+	n = virtiofsd_build_argv(argv, dir_arg, "v", &fs, false);
+	assert_int_equal(n, 6);
+	assert_string_equal(argv[3], "--sandbox=none");
+	assert_string_equal(argv[5], "--readonly");
+	assert_null(argv[6]);
+	/* A directory that looks like an option stays one word. */
+	strcpy(fs.path, "--help");
+	virtiofsd_build_argv(argv, dir_arg, "v", &fs, true);
+	assert_string_equal(argv[2], "--shared-dir=--help");
 }
 
 static char dir[] = "/tmp/rvkvm-virtiofsd-XXXXXX";
@@ -108,7 +113,7 @@ static void test_start_and_exit(void **state)
 	assert_int_equal(fread(args, 1, sizeof(args) - 1, f) > 0, 1);
 	fclose(f);
 	snprintf(want, sizeof(want),
-		 "sock\n--fd=3 --shared-dir /srv/share --sandbox=%s "
+		 "sock\n--fd=3 --shared-dir=/srv/share --sandbox=%s "
 		 "--log-level=error --readonly\n",
 		 geteuid() ? "none" : "namespace");
 	assert_string_equal(args, want);

@@ -90,6 +90,7 @@ struct board {
 	struct virtio_rng rng;
 	bool rng_live;
 	struct virtio_balloon balloon;
+	bool ram_shared; /* guest RAM is a file mapped shared (balloon) */
 	bool balloon_live;
 	struct board_slot virtio[BOARD_VIRTIO_SLOTS];
 	unsigned int nr_virtio; /* slots handed out */

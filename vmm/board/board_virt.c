@@ -627,9 +627,12 @@ int board_rng_up(struct board *b)
 static int board_balloon_init(void *opaque, struct board_slot *slot)
 {
 	struct board *b = opaque;
-	int ret =
-		virtio_balloon_init(&b->balloon, &slot->res, &b->vm->mem,
-				    &slot->line, virtio_balloon_madvise, NULL);
+	int ret;
+
+	b->ram_shared = b->vm->ram_fd >= 0;
+	ret = virtio_balloon_init(&b->balloon, &slot->res, &b->vm->mem,
+				  &slot->line, virtio_balloon_madvise,
+				  &b->ram_shared);
 
 	if (ret) {
 		pr_err("cannot set up virtio-balloon: %s", strerror(-ret));

@@ -241,6 +241,13 @@ int run_finish(struct cli_run *r)
 		return cli_err(r, "--irqchip aia needs Ssaia, which %s hides",
 			       cfg->cpu_min ? "--cpu-type min without ssaia" :
 					      "--disable-ssaia");
+	/*
+	 * virtiofsd maps guest RAM from the fd lkvm hands it; a hugetlbfs
+	 * file cannot be sealed against the daemon shrinking it (lkvm
+	 * would then fault on its own RAM), a memfd can.
+	 */
+	if (cfg->hugetlbfs && cfg->nr_fs)
+		return cli_err(r, "--hugetlbfs cannot be combined with --fs");
 	if (!cfg->nr_cpus)
 		cfg->nr_cpus = default_cpus(host->online_cpus);
 	if (!cfg->ram_size)

@@ -36,10 +36,11 @@ int virtiofsd_find(char *path, size_t size)
 		dirs = DEFAULT_PATH;
 	for (const char *p = dirs; *p;) {
 		size_t n = strcspn(p, ":");
-		int len = snprintf(path, size, "%.*s%svirtiofsd", (int)n, p,
-				   n ? "/" : "");
+		int len = snprintf(path, size, "%.*s/virtiofsd", (int)n, p);
 
-		if (len > 0 && (size_t)len < size && executable(path))
+		/* Only absolute entries: not one relative to the cwd. */
+		if (p[0] == '/' && len > 0 && (size_t)len < size &&
+		    executable(path))
 			return 0;
 		p += n + (p[n] == ':');
 	}
@@ -51,15 +52,16 @@ int virtiofsd_find(char *path, size_t size)
 }
 
 unsigned int virtiofsd_build_argv(char *argv[VIRTIOFSD_ARGV_MAX],
+				  char dir_arg[VIRTIOFSD_DIR_ARG_MAX],
 				  const char *bin, const struct fs_config *fs,
 				  bool root)
 {
 	unsigned int n = 0;
 
+	snprintf(dir_arg, VIRTIOFSD_DIR_ARG_MAX, "--shared-dir=%s", fs->path);
 	argv[n++] = (char *)bin;
 	argv[n++] = "--fd=3";
-	argv[n++] = "--shared-dir";
-	argv[n++] = (char *)fs->path;
+	argv[n++] = dir_arg;
 	/* Namespaces need privileges an ordinary user lacks. */
 	argv[n++] = root ? "--sandbox=namespace" : "--sandbox=none";
 	argv[n++] = "--log-level=error";
@@ -154,7 +156,10 @@ int virtiofsd_start(struct virtiofsd *d, const struct fs_config *fs)
 	*d = (struct virtiofsd){ .sock = -1 };
 	if (virtiofsd_find(d->path, sizeof(d->path)))
 		return -ENOENT;
-	virtiofsd_build_argv(argv, d->path, fs, geteuid() == 0);
+	virtiofsd_build_argv(argv, d->dir_arg, d->path, fs, geteuid() == 0);
+	if (geteuid())
+		pr_once(LOG_WARN,
+			"--fs: virtiofsd runs without a sandbox (lkvm is not root): a guest that took it over would have your rights, not only the shared directory");
 	ret = listen_and_connect(&l, &d->sock);
 	/* dup2 onto itself would keep close-on-exec: never be fd 3. */
 	if (!ret && l == VIRTIOFSD_FD) {
@@ -180,7 +185,10 @@ void virtiofsd_reap(struct virtiofsd *d, char *why, size_t size)
 	pid_t r = 0;
 
 	snprintf(why, size, "closed its socket");
-	if (d->pid > 0) {
+	/* A dying process closes its sockets before it can be waited for. */
+	for (int i = 0; d->pid > 0 && i < 10 && r <= 0; i++) {
+		if (i)
+			usleep(10000);
 		do
 			r = waitpid(d->pid, &status, WNOHANG);
 		while (r < 0 && errno == EINTR);

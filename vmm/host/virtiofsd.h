@@ -9,7 +9,8 @@
  * signal mask and its own process group.  The daemon's messages go to
  * lkvm's stderr (errors only).  As root its sandbox is a namespace
  * (pivot_root into the directory), else none (an unprivileged user
- * cannot make one).
+ * cannot make one; lkvm warns once: a guest that takes virtiofsd over
+ * then has lkvm's user's rights, not only the directory).
  *
  * The connected socket is all lkvm keeps: virtiofsd's death shows there
  * as end of file, and its exit status is read without waiting.
@@ -26,18 +27,26 @@
 #define VIRTIOFSD_FD 3
 #define VIRTIOFSD_LIBEXEC "/usr/libexec/virtiofsd"
 #define VIRTIOFSD_ARGV_MAX 12
+/* "--shared-dir=" and a --fs DIR */
+#define VIRTIOFSD_DIR_ARG_MAX (CONFIG_PATH_MAX + 16)
 
 struct virtiofsd {
 	pid_t pid; /* 0 once reaped */
 	int sock;  /* connected to the daemon, close-on-exec */
 	char path[CONFIG_PATH_MAX];
+	char dir_arg[VIRTIOFSD_DIR_ARG_MAX];
 };
 
 /* virtiofsd on PATH (or PATH's default), else VIRTIOFSD_LIBEXEC. */
 int virtiofsd_find(char *path, size_t size);
 
-/* Its argv for fs (as root: root) into argv; returns argc.  Pure. */
+/*
+ * Its argv for fs (as root: root) into argv, the --shared-dir=DIR word in
+ * dir_arg (one word: a DIR starting with '-' is no option); returns argc.
+ * Pure.
+ */
 unsigned int virtiofsd_build_argv(char *argv[VIRTIOFSD_ARGV_MAX],
+				  char dir_arg[VIRTIOFSD_DIR_ARG_MAX],
 				  const char *bin, const struct fs_config *fs,
 				  bool root);
 

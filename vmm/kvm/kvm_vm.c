@@ -102,16 +102,15 @@ void kvm_vm_close(struct vm *vm)
 static int ram_hugetlbfs_fd(const char *dir, uint64_t size)
 {
 	char path[4096];
-	int fd;
-
 	struct statfs fs;
+	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/lkvm-ram.XXXXXX", dir) >=
 	    (int)sizeof(path)) {
 		pr_err("--hugetlbfs %s: path too long", dir);
 		return -ENAMETOOLONG;
 	}
-	fd = mkstemp(path);
+	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0) {
 		pr_err("--hugetlbfs %s: cannot create a file: %s", dir,
 		       strerror(errno));

@@ -2,6 +2,7 @@
 /* --fs: virtio-fs served by virtiofsd over vhost-user; see fs.h. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -193,7 +194,12 @@ static int fs_open(struct fs_dev *d, const struct fs_config *cfg,
 	d->cfg = cfg;
 	d->d.sock = -1;
 	memset(d->call_fd, -1, sizeof(d->call_fd));
-	if (stat(cfg->path, &st) || !S_ISDIR(st.st_mode)) {
+	if (stat(cfg->path, &st)) {
+		ret = -errno;
+		pr_err("--fs %s: %s", cfg->path, strerror(-ret));
+		return ret;
+	}
+	if (!S_ISDIR(st.st_mode)) {
 		pr_err("--fs %s: not a directory", cfg->path);
 		return -ENOTDIR;
 	}
@@ -284,6 +290,14 @@ static void fs_sock(void *opaque)
 		pr_err("virtio-fs %s: virtiofsd %s; the device is broken, the guest keeps running",
 		       d->cfg->tag, why);
 	d->logged = true;
+	/*
+	 * A daemon that misbehaves but lives still maps guest RAM and holds
+	 * the rings' eventfds: stop it (reaped at exit), and its calls.
+	 */
+	if (d->d.pid > 0)
+		kill(d->d.pid, SIGKILL);
+	iothread_watch(d->io, d->call_fd[0], false);
+	iothread_watch(d->io, d->call_fd[1], false);
 	virtio_core_fail_locked(&d->dev.vm.core);
 	virtio_mmio_unlock(&d->dev.vm);
 }
