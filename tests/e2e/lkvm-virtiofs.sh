@@ -33,7 +33,7 @@ killed=
 for l in $(kids $pid); do
 	for v in $(kids $l); do
 		tr '\0' ' ' <"/proc/$v/cmdline" 2>/dev/null |
-			grep -q -- "--shared-dir /tmp/share " || continue
+			grep -q -- "--shared-dir=/tmp/share " || continue
 		killed="$killed $(kids $v) $v"
 	done
 done
