@@ -121,12 +121,14 @@ static bool opt_mode(struct nic_config *nic, const char *v, size_t n)
 
 /*
  * kvmtool keys lkvm refuses, with what is missing; the value in "fine"
- * (and 0) is what lkvm does anyway, so it is accepted.
+ * (and 0) is what lkvm does anyway, so it is accepted.  vhost= has both
+ * values (key_vhost); only vhost=1 with mode=user is refused, and
+ * netopt_unsupported() finds it as the first entry.
  */
 static const struct unsupported_key {
 	const char *key, *fine, *why;
 } unsupported[] = {
-	{ "vhost", "1",
+	{ "vhost", NULL,
 	  "vhost=1 needs mode=tap (vhost-net serves a tap; passt has its own socket)" },
 	{ "mq", "1",
 	  "lkvm's virtio-net has one queue pair (no VIRTIO_NET_F_MQ)" },

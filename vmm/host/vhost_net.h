@@ -34,13 +34,13 @@
 #define VHOST_NET_F_ACCESS_PLATFORM 33
 
 /* What the kernel must have: lkvm's transport always offers them. */
-#define VHOST_NET_NEEDED                                                   \
+#define VHOST_NET_NEEDED                                                     \
 	((1ULL << VHOST_NET_F_VERSION_1) | (1ULL << VHOST_NET_F_EVENT_IDX) | \
 	 (1ULL << VHOST_NET_F_INDIRECT_DESC))
 
 struct vhost_net {
 	struct vhost vh;
-	int tap_fd;	 /* the back-end of both rings */
+	int tap_fd;    /* the back-end of both rings */
 	bool attached; /* the rings have the tap (SET_BACKEND) */
 };
 
