@@ -249,20 +249,54 @@ int virtio_net_receive(struct virtio_net *net, const void *buf, size_t len)
 
 /* --- the device ----------------------------------------------------------- */
 
+static bool net_rings_backend(const struct virtio_net *net)
+{
+	return net->be.ops->start != NULL;
+}
+
 static void net_notify(void *opaque, unsigned int q)
 {
 	struct virtio_net *net = opaque;
 
-	if (q == VIRTIO_NET_TXQ)
+	if (net_rings_backend(net)) {
+		if (net->started)
+			net->be.ops->kick(net->be.opaque, q);
+	} else if (q == VIRTIO_NET_TXQ)
 		virtio_mmio_process(&net->vm, q, &net->chain, net_tx_chain,
 				    net);
 	else if (net->be.ops->rx_ready)
 		net->be.ops->rx_ready(net->be.opaque);
 }
 
+/* DRIVER_OK: a ring backend takes the rings. */
+static int net_driver_ok(void *opaque)
+{
+	struct virtio_net *net = opaque;
+	int ret;
+
+	if (!net_rings_backend(net))
+		return 0;
+	ret = net->be.ops->start(net->be.opaque, net->features);
+	/* A failed start may have handed over some rings: stop at reset. */
+	net->started = true;
+	return ret;
+}
+
+static void net_dma(void *opaque, bool on)
+{
+	struct virtio_net *net = opaque;
+
+	if (net->started && net->be.ops->dma)
+		net->be.ops->dma(net->be.opaque, on);
+}
+
 static void net_reset(void *opaque)
 {
 	struct virtio_net *net = opaque;
+
+	if (net->started)
+		net->be.ops->stop(net->be.opaque);
+	net->started = false;
 
 	if (net->offloads_applied &&
 	    net->be.ops->set_offloads(net->be.opaque, 0) < 0)
@@ -284,6 +318,8 @@ static const struct virtio_dev_ops net_dev_ops = {
 	.reset = net_reset,
 	.features_ok = net_features_ok,
 	.config_read = net_config_read,
+	.driver_ok = net_driver_ok,
+	.dma = net_dma,
 };
 
 static uint64_t net_features(const struct virtio_net_backend *be)
@@ -294,7 +330,7 @@ static uint64_t net_features(const struct virtio_net_backend *be)
 
 	if (be->offloads)
 		f |= VIRTIO_NET_OFFLOAD_FEATURES;
-	return f;
+	return f & ~be->no_features;
 }
 
 static void net_config_init(struct virtio_net *net)
@@ -308,8 +344,14 @@ static void net_config_init(struct virtio_net *net)
 
 static bool net_backend_ok(const struct virtio_net_backend *be)
 {
-	return be && be->ops && be->ops->tx &&
-	       (!be->offloads || be->ops->set_offloads);
+	const struct virtio_net_backend_ops *o = be ? be->ops : NULL;
+
+	if (!o || (be->offloads && !o->set_offloads))
+		return false;
+	/* Rings served elsewhere: all three hooks; else tx. */
+	if (o->start || o->stop || o->kick)
+		return o->start && o->stop && o->kick;
+	return o->tx != NULL;
 }
 
 int virtio_net_init(struct virtio_net *net, const struct dev_res *res,

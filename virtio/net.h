@@ -135,18 +135,31 @@
  *  set_offloads: mirror the GUEST_* bits of features (see
  *      VIRTIO_NET_GUEST_OFFLOADS) into the backend; 0 or -errno (logged
  *      once).  Required when the backend offers offloads, else may be NULL.
+ *
+ * A backend that serves the rings itself (vhost-net) sets start, stop and
+ * kick instead of tx and rx_ready (dma optional), as virtio-vsock's
+ * (virtio/vsock.h): start(features) at DRIVER_OK hands both rings over
+ * (non-zero: DEVICE_NEEDS_RESET), stop() at every reset after a start,
+ * kick(q) for a notification that reached lkvm, dma(on) for PCI bus
+ * mastering after a start.  The device then never touches the rings;
+ * set_offloads works as above.
  */
 struct virtio_net_backend_ops {
 	int (*tx)(void *opaque, const void *buf, size_t len);
 	void (*rx_ready)(void *opaque);
 	int (*set_offloads)(void *opaque, uint64_t features);
+	int (*start)(void *opaque, uint64_t features);
+	void (*stop)(void *opaque);
+	void (*kick)(void *opaque, unsigned int q);
+	void (*dma)(void *opaque, bool on);
 };
 
 struct virtio_net_backend {
 	const struct virtio_net_backend_ops *ops;
 	void *opaque;
 	uint8_t mac[VIRTIO_NET_MAC_LEN];
-	bool offloads; /* offer the checksum/TSO offload features */
+	bool offloads;	      /* offer the checksum/TSO offload features */
+	uint64_t no_features; /* feature bits not to offer (vhost lacks) */
 };
 
 /* Counters, updated under vm.lock. */
@@ -162,14 +175,15 @@ struct virtio_net {
 	uint64_t features;	   /* negotiated, kept at FEATURES_OK */
 	uint64_t offloads_applied; /* GUEST_* bits given to set_offloads() */
 	struct virtio_net_stats stats;
+	bool started;		  /* a ring backend has the rings */
 	uint8_t *tx_buf;	  /* VIRTIO_NET_FRAME_MAX, used under vm.lock */
 	struct virtq_chain chain; /* scratch, used under vm.lock */
 };
 
 /*
  * The backend description is copied; be->ops and be->opaque must outlive
- * the device.  -EINVAL for a missing res, no ops, no tx, or offloads without
- * set_offloads; -ENOMEM, or -errno.
+ * the device.  -EINVAL for a missing res, no ops, no tx (nor start, stop
+ * and kick), or offloads without set_offloads; -ENOMEM, or -errno.
  */
 int virtio_net_init(struct virtio_net *net, const struct dev_res *res,
 		    const struct guest_mem *mem, const struct irq_line *irq,

@@ -74,6 +74,7 @@ struct nic_config {
 	char script[CONFIG_PATH_MAX]; /* "none" = lkvm sets host_ip */
 	char downscript[CONFIG_PATH_MAX];
 	enum virtio_transport transport; /* trans=; DEFAULT: the global */
+	bool vhost; /* vhost=1 (tap only): the rings served by vhost-net */
 	struct nic_fwd fwd[CONFIG_MAX_FWDS];
 	unsigned int nr_fwd;
 };

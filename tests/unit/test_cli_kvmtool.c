@@ -101,6 +101,8 @@ CHECK(fw_only,
 CHECK(fw_params, !strcmp(c->firmware, "fw.bin") && !strcmp(c->cmdline, "x=1"))
 CHECK(net_tap, c->nr_nics == 1 && c->nics[0].mode == NIC_MODE_TAP)
 CHECK(net_none, c->nr_nics == 0 && c->no_net)
+CHECK(net_vhost,
+      c->nr_nics == 1 && c->nics[0].mode == NIC_MODE_TAP && c->nics[0].vhost)
 CHECK(net_tapif, !strcmp(c->nics[0].tapif, "tap7"))
 CHECK(net_ips, !strcmp(c->nics[0].guest_ip, "10.0.0.2") &&
 		       !strcmp(c->nics[0].host_ip, "10.0.0.1"))
@@ -266,11 +268,12 @@ static const struct row rows[] = {
 	  net_script },
 	{ "-n trans", { "-n", "mode=tap,trans=mmio" }, OK, net_mmio },
 	{ "-n vhost=0", { "-n", "mode=tap,vhost=0" }, OK, net_tap },
-	{ "-n vhost=1",
-	  { "-n", "mode=tap,vhost=1" },
+	{ "-n vhost=1", { "-n", "mode=tap,vhost=1" }, OK, net_vhost },
+	{ "-n mode=user,vhost=1",
+	  { "-n", "mode=user,vhost=1" },
 	  REFUSED,
 	  NULL,
-	  "no vhost-net back-end" },
+	  "vhost=1 needs mode=tap" },
 	{ "-n mq=1", { "-n", "mode=tap,mq=1" }, OK, net_tap },
 	{ "-n mq=4",
 	  { "-n", "mode=tap,mq=4" },

@@ -107,7 +107,32 @@ static void test_bad_values(void **state)
 	refused("tapif=0123456789abcdef", "tapif=0123456789abcdef");
 	refused("trans=usb", "trans=usb");
 	refused("mode=user,vhost=1", "vhost=1");
+	refused("vhost=1,mode=user", "vhost=1");
+	refused("mode=tap,vhost=2", "vhost=2");
+	refused("mode=tap,vhost=", "vhost=");
 	refused("mode=tap,,", "");
+}
+
+/* vhost=1: the tap's rings served by vhost-net; refused for passt. */
+static void test_vhost(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("mode=tap"), 0);
+	assert_false(nic.vhost);
+	assert_int_equal(parse("mode=tap,vhost=1"), 0);
+	assert_true(nic.vhost);
+	assert_int_equal(nic.mode, NIC_MODE_TAP);
+	assert_int_equal(parse("vhost=1"), 0); /* -n's default: a tap */
+	assert_true(nic.vhost);
+	assert_int_equal(parse("vhost=1,vhost=0"), 0);
+	assert_false(nic.vhost);
+	assert_int_equal(parse("mode=user,vhost=0"), 0);
+	assert_false(nic.vhost);
+	/* The reason names the problem; other values are only invalid. */
+	assert_non_null(strstr(netopt_unsupported("vhost=1", 7), "mode=tap"));
+	assert_null(netopt_unsupported("vhost=2", 7));
+	assert_null(netopt_unsupported("vhost=10", 8));
+	assert_non_null(netopt_unsupported("mq=4", 4));
 }
 
 static void test_forwards(void **state)
@@ -165,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_every_setting),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_vhost),
 		cmocka_unit_test(test_forwards),
 		cmocka_unit_test(test_too_many_forwards),
 	};

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <seccomp.h>
 #include <linux/kvm.h>
+#include <linux/if_tun.h>
 #include <linux/vhost.h>
 
 #include "lib/log.h"
@@ -52,6 +53,30 @@ static void test_ioctls_by_feature(void **state)
 	/* set-up only, before the filter: never allowed after it */
 	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_SET_OWNER));
 	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_SET_MEM_TABLE));
+	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_NET_SET_BACKEND));
+	assert_int_equal(seccomp_setup(&cfg, false, true), 0);
+}
+
+/* -n ...,vhost=1: vhost's ring requests and the tap's back-end. */
+static void test_ioctls_vhost_net(void **state)
+{
+	static struct vm_config cfg;
+
+	(void)state;
+	cfg.nr_nics = 2;
+	cfg.nics[0].mode = NIC_MODE_USER;
+	cfg.nics[1].mode = NIC_MODE_TAP;
+	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_SET_VRING_KICK));
+	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_NET_SET_BACKEND));
+	assert_false(seccomp_ioctl_allowed(&cfg, TUNSETVNETHDRSZ));
+	cfg.nics[1].vhost = true;
+	assert_true(seccomp_ioctl_allowed(&cfg, VHOST_SET_VRING_KICK));
+	assert_true(seccomp_ioctl_allowed(&cfg, VHOST_GET_VRING_BASE));
+	assert_true(seccomp_ioctl_allowed(&cfg, VHOST_SET_FEATURES));
+	assert_true(seccomp_ioctl_allowed(&cfg, VHOST_NET_SET_BACKEND));
+	assert_true(seccomp_ioctl_allowed(&cfg, TUNSETVNETHDRSZ));
+	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_VSOCK_SET_RUNNING));
+	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_SET_OWNER));
 	assert_int_equal(seccomp_setup(&cfg, false, true), 0);
 }
 
@@ -176,6 +201,7 @@ int main(void)
 		cmocka_unit_test(test_filter_builds_for_riscv64),
 		cmocka_unit_test(test_names_exist_on_riscv64),
 		cmocka_unit_test(test_ioctls_by_feature),
+		cmocka_unit_test(test_ioctls_vhost_net),
 		cmocka_unit_test(test_core_calls_allowed),
 		cmocka_unit_test(test_dangerous_calls_not_allowed),
 		cmocka_unit_test(test_kill_line),

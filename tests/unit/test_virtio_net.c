@@ -46,6 +46,11 @@ struct fix {
 	unsigned int tx_calls, rx_ready_calls, offload_calls;
 	int tx_ret;
 	uint64_t offloads;
+	/* a ring backend (vhost-net) */
+	unsigned int starts, stops, kicks[2], dmas;
+	uint64_t start_features;
+	int start_ret;
+	bool dma_on;
 	const uint8_t *pending; /* delivered from rx_ready when set */
 	size_t pending_len;
 	int pending_ret;
@@ -97,6 +102,43 @@ static const struct virtio_net_backend_ops be_ops_tx_only = {
 	.tx = be_tx,
 };
 
+static int be_start(void *opaque, uint64_t features)
+{
+	struct fix *f = opaque;
+
+	f->starts++;
+	f->start_features = features;
+	return f->start_ret;
+}
+
+static void be_stop(void *opaque)
+{
+	((struct fix *)opaque)->stops++;
+}
+
+static void be_kick(void *opaque, unsigned int q)
+{
+	assert_true(q < 2);
+	((struct fix *)opaque)->kicks[q]++;
+}
+
+static void be_dma(void *opaque, bool on)
+{
+	struct fix *f = opaque;
+
+	f->dmas++;
+	f->dma_on = on;
+}
+
+/* vhost-net: the rings served elsewhere, offloads into the tap. */
+static const struct virtio_net_backend_ops be_ops_rings = {
+	.set_offloads = be_set_offloads,
+	.start = be_start,
+	.stop = be_stop,
+	.kick = be_kick,
+	.dma = be_dma,
+};
+
 /* --- fixtures ------------------------------------------------------------ */
 
 static void fix_irq_set(void *opaque, int level)
@@ -107,12 +149,14 @@ static void fix_irq_set(void *opaque, int level)
 	f->edges++;
 }
 
-static int fix_setup(void **state, const struct virtio_net_backend_ops *ops,
-		     bool offloads)
+static int fix_setup_no(void **state, const struct virtio_net_backend_ops *ops,
+			bool offloads, uint64_t no_features)
 {
 	struct fix *f = calloc(1, sizeof(*f));
 	const struct irq_line irq = { .set = fix_irq_set, .opaque = f };
-	struct virtio_net_backend be = { .ops = ops, .offloads = offloads };
+	struct virtio_net_backend be = { .ops = ops,
+					 .offloads = offloads,
+					 .no_features = no_features };
 
 	log_level = -1;
 	if (!f)
@@ -130,6 +174,18 @@ static int fix_setup(void **state, const struct virtio_net_backend_ops *ops,
 		return -1;
 	*state = f;
 	return 0;
+}
+
+static int fix_setup(void **state, const struct virtio_net_backend_ops *ops,
+		     bool offloads)
+{
+	return fix_setup_no(state, ops, offloads, 0);
+}
+
+/* A kernel without MRG_RXBUF: the device must not offer it. */
+static int setup_rings(void **state)
+{
+	return fix_setup_no(state, &be_ops_rings, true, F(MRG_RXBUF));
 }
 
 static int setup(void **state)
@@ -1021,7 +1077,127 @@ static void test_tx_only_backend(void **state)
 	free(fr);
 }
 
+/* --- a ring backend (vhost-net) ------------------------------------------- */
+
+static void set_dma(struct fix *f, bool on)
+{
+	virtio_mmio_lock(&f->net.vm);
+	virtio_core_set_dma_locked(&f->net.vm.core, on);
+	virtio_mmio_unlock(&f->net.vm);
+}
+
+/* Handed over at DRIVER_OK, kicked, taken back at each reset. */
+static void test_rings_backend(void **state)
+{
+	struct fix *f = *state;
+	const uint64_t want = BASIC | F(CSUM) | F(GUEST_CSUM) | EVENT_IDX;
+	uint8_t *fr = frame_new(HDR + 30, 0, 0, 26);
+	struct vqm_buf b;
+	uint32_t id, len;
+
+	/* Offloads offered (the tap does them), MRG_RXBUF not. */
+	assert_false(rd(f, VIRTIO_MMIO_DEVICE_FEATURES) & F(MRG_RXBUF));
+	assert_true(rd(f, VIRTIO_MMIO_DEVICE_FEATURES) & F(CSUM));
+	assert_int_equal(driver_features(f, BASIC | F(MRG_RXBUF)), ACK | DRV);
+	wr(f, VIRTIO_MMIO_STATUS, 0); /* nothing started: nothing stopped */
+	assert_int_equal(f->stops, 0);
+	for (int boot = 1; boot <= 3; boot++) {
+		driver_up(f, want);
+		assert_int_equal(f->starts, boot);
+		assert_int_equal(f->start_features, want);
+		assert_int_equal(f->offloads, want); /* the tap's too */
+		/* Notifications go to the back-end; lkvm leaves the rings. */
+		b = ro_buf(f, fr, HDR + 30);
+		vqm_add(&f->tx, &b, 1);
+		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, RXQ);
+		assert_int_equal(f->kicks[TXQ], boot);
+		assert_int_equal(f->kicks[RXQ], boot);
+		assert_int_equal(f->tx_calls, 0);
+		assert_false(vqm_get_used(&f->tx, &id, &len));
+		/* The reset (a guest reboot): the rings taken back. */
+		wr(f, VIRTIO_MMIO_STATUS, 0);
+		assert_int_equal(f->stops, boot);
+		wr(f, VIRTIO_MMIO_STATUS, 0);
+		assert_int_equal(f->stops, boot);
+		memset(f->rx.mem.host, 0, 8192);
+		memset(vqm_ptr(&f->rx, f->tx.desc, 1), 0,
+		       f->tx.used + virtq_used_bytes(NUM) - f->tx.desc);
+		f->rx.avail_idx = f->rx.last_used = f->rx.next_desc = 0;
+		f->tx.avail_idx = f->tx.last_used = f->tx.next_desc = 0;
+	}
+	/* The bus reset stops it too. */
+	driver_up(f, want);
+	virtio_mmio_ops.reset(&f->net.vm);
+	assert_int_equal(f->stops, 4);
+	free(fr);
+}
+
+/* Bus mastering off and on reaches a started back-end only. */
+static void test_rings_backend_dma(void **state)
+{
+	struct fix *f = *state;
+
+	set_dma(f, false);
+	set_dma(f, true);
+	assert_int_equal(f->dmas, 0);
+	driver_up(f, BASIC);
+	set_dma(f, false);
+	assert_int_equal(f->dmas, 1);
+	assert_false(f->dma_on);
+	/* Held off by the core: notifications reach nobody meanwhile. */
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_int_equal(f->kicks[TXQ], 0);
+	set_dma(f, true);
+	assert_int_equal(f->dmas, 2);
+	assert_true(f->dma_on);
+}
+
+/* A back-end that fails to start: DEVICE_NEEDS_RESET, stopped at reset. */
+static void test_rings_backend_fails(void **state)
+{
+	struct fix *f = *state;
+
+	f->start_ret = -EIO;
+	assert_int_equal(driver_features(f, BASIC), ACK | DRV | FOK);
+	queue_up(f, RXQ, &f->rx);
+	queue_up(f, TXQ, &f->tx);
+	assert_true(vqm_mmio_driver_ok(&f->net.vm) &
+		    VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	assert_int_equal(f->starts, 1);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, TXQ);
+	assert_int_equal(f->kicks[TXQ], 0);
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	assert_int_equal(f->stops, 1);
+}
+
+/* A ring backend needs start, stop and kick together. */
+static void test_rings_backend_init(void **state)
+{
+	static const struct virtio_net_backend_ops no_stop = {
+		.start = be_start,
+		.kick = be_kick,
+		.tx = be_tx,
+	};
+	struct guest_mem mem = { .base = VQM_RAM_BASE, .size = 4096 };
+	struct virtio_net_backend be = { .ops = &no_stop };
+	struct virtio_net net;
+
+	(void)state;
+	mem.host = calloc(1, 4096);
+	assert_non_null(mem.host);
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be),
+			 -EINVAL);
+	be.ops = &be_ops_rings;
+	be.offloads = true;
+	assert_int_equal(virtio_net_init(&net, &SLOT_RES(0), &mem, NULL, &be),
+			 0);
+	virtio_net_destroy(&net);
+	free(mem.host);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define TR(fn) cmocka_unit_test_setup_teardown(fn, setup_rings, teardown)
 #define TO(fn) cmocka_unit_test_setup_teardown(fn, setup_offloads, teardown)
 
 int main(void)
@@ -1055,6 +1231,10 @@ int main(void)
 		T(test_reset),
 		cmocka_unit_test_setup_teardown(test_tx_only_backend,
 						setup_tx_only, teardown),
+		TR(test_rings_backend),
+		TR(test_rings_backend_dma),
+		TR(test_rings_backend_fails),
+		cmocka_unit_test(test_rings_backend_init),
 	};
 
 	return cmocka_run_group_tests_name("virtio_net", tests, NULL, NULL);

@@ -121,13 +121,15 @@ static bool opt_mode(struct nic_config *nic, const char *v, size_t n)
 
 /*
  * kvmtool keys lkvm refuses, with what is missing; the value in "fine"
- * (and 0) is what lkvm does anyway, so it is accepted.
+ * (and 0) is what lkvm does anyway, so it is accepted.  vhost= has both
+ * values (key_vhost); only vhost=1 with mode=user is refused, and
+ * netopt_unsupported() finds it as the first entry.
  */
 static const struct unsupported_key {
 	const char *key, *fine, *why;
 } unsupported[] = {
-	{ "vhost", "0",
-	  "lkvm has no vhost-net back-end (virtio-net runs in its I/O thread)" },
+	{ "vhost", NULL,
+	  "vhost=1 needs mode=tap (vhost-net serves a tap; passt has its own socket)" },
 	{ "mq", "1",
 	  "lkvm's virtio-net has one queue pair (no VIRTIO_NET_F_MQ)" },
 	{ "fd", NULL, "lkvm opens its tap itself (use tapif=NAME)" },
@@ -149,6 +151,9 @@ const char *netopt_unsupported(const char *kv, size_t n)
 	const struct unsupported_key *u =
 		find_unsupported(kv, eq ? (size_t)(eq - kv) : n);
 
+	/* vhost=: lkvm has both values; only vhost=1 away from a tap fails. */
+	if (u == &unsupported[0] && !(n == 7 && !strncmp(kv, "vhost=1", 7)))
+		return NULL;
 	return u ? u->why : NULL;
 }
 
@@ -209,7 +214,19 @@ static int key_fwd(void *target, const struct opt_key *k, const char *v,
 	return opt_fwd(target, v, n) ? 0 : -EINVAL;
 }
 
-/* vhost=, mq=: only the value that is what lkvm does anyway (or 0). */
+/* vhost=0|1 */
+static int key_vhost(void *target, const struct opt_key *k, const char *v,
+		     size_t n)
+{
+	struct nic_config *nic = target;
+
+	if (n != 1 || (v[0] != '0' && v[0] != '1'))
+		return -EINVAL;
+	nic->vhost = v[0] == '1';
+	return 0;
+}
+
+/* mq=: only the value that is what lkvm does anyway (or 0). */
 static int key_noop(void *target, const struct opt_key *k, const char *v,
 		    size_t n)
 {
@@ -232,9 +249,27 @@ static const struct opt_key nic_keys[] = {
 	NIC_KEY("downscript", key_string, downscript),
 	{ "trans", true, key_trans, 0 },
 	{ "fwd", true, key_fwd, 0 },
-	{ "vhost", true, key_noop, 0 },
+	{ "vhost", true, key_vhost, 0 },
 	{ "mq", true, key_noop, 1 },
 };
+
+/* Name the last setting of spec that starts with key (there is one). */
+static int netopt_blame(const char *spec, const char *key, const char **bad,
+			size_t *bad_len)
+{
+	size_t klen = strlen(key);
+
+	for (const char *s = spec; *s; s++) {
+		if (!strncmp(s, key, klen)) {
+			*bad = s;
+			*bad_len = strcspn(s, ",");
+		}
+		s += strcspn(s, ",");
+		if (!*s)
+			break;
+	}
+	return -EINVAL;
+}
 
 int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 		 const char **bad, size_t *bad_len)
@@ -245,6 +280,9 @@ int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 	if (opt_keys_parse(spec, nic_keys, sizeof(nic_keys) / sizeof(*nic_keys),
 			   nic, bad, bad_len))
 		return -EINVAL;
+	/* vhost-net serves a tap: not passt's socket. */
+	if (nic->vhost && nic->mode == NIC_MODE_USER)
+		return netopt_blame(spec, "vhost=", bad, bad_len);
 	if (!nic->nr_fwd || nic->mode == NIC_MODE_USER)
 		return 0;
 	/* Forwards need the user-mode stack: name the first (there is one). */

@@ -13,6 +13,8 @@
  *                        (192.168.33.15); the netmask is /24
  *   tapif, script, downscript   tap only, as in kvmtool
  *   trans=pci|mmio       this NIC's virtio transport
+ *   vhost=0|1            tap only: 1 has the host kernel's vhost-net serve
+ *                        the rings (/dev/vhost-net)
  *   fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT
  *                        user mode: connections to HOSTPORT on the host
  *                        (on ADDR only, if given) reach GUESTPORT in the
@@ -44,8 +46,8 @@ int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 
 /*
  * For a setting netopt_parse() found bad: what lkvm lacks when its key is
- * one of kvmtool's that lkvm refuses (vhost=1, mq=N > 1, fd=), else NULL.
- * vhost=0 and mq=1 are accepted by netopt_parse() as no-ops.
+ * one of kvmtool's that lkvm refuses (vhost=1 but with mode=user, mq=N > 1,
+ * fd=), else NULL.  mq=1 is accepted by netopt_parse() as a no-op.
  */
 const char *netopt_unsupported(const char *kv, size_t n);
 

@@ -180,6 +180,8 @@ enum sc_io_need {
 	IO_ANY,	  /* always */
 	IO_GDB,	  /* with --gdb */
 	IO_VSOCK, /* with --vsock */
+	IO_VHOST, /* with --vsock or an -n ...,vhost=1 */
+	IO_VNET,  /* with an -n ...,vhost=1 */
 };
 
 struct sc_ioctl {
@@ -218,17 +220,21 @@ static const struct sc_ioctl ioctls[] = {
 	/* virtio-net: the guest's receive offloads mirrored into the tap. */
 	{ TUNSETOFFLOAD, IO_ANY },
 	/*
-	 * --vsock: the guest's DRIVER_OK hands the rings to vhost-vsock, its
-	 * reset takes them back (vmm/host/vhost.c; the rest at set-up).
+	 * --vsock, -n vhost=1: the guest's DRIVER_OK hands the rings to
+	 * vhost-vsock or vhost-net, its reset takes them back
+	 * (vmm/host/vhost.c; the rest at set-up).
 	 */
-	{ VHOST_SET_VRING_NUM, IO_VSOCK },
-	{ VHOST_SET_VRING_BASE, IO_VSOCK },
-	{ VHOST_SET_VRING_ADDR, IO_VSOCK },
-	{ VHOST_SET_VRING_CALL, IO_VSOCK },
-	{ VHOST_SET_VRING_KICK, IO_VSOCK },
-	{ VHOST_GET_VRING_BASE, IO_VSOCK },
-	{ VHOST_SET_FEATURES, IO_VSOCK },
+	{ VHOST_SET_VRING_NUM, IO_VHOST },
+	{ VHOST_SET_VRING_BASE, IO_VHOST },
+	{ VHOST_SET_VRING_ADDR, IO_VHOST },
+	{ VHOST_SET_VRING_CALL, IO_VHOST },
+	{ VHOST_SET_VRING_KICK, IO_VHOST },
+	{ VHOST_GET_VRING_BASE, IO_VHOST },
+	{ VHOST_SET_FEATURES, IO_VHOST },
 	{ VHOST_VSOCK_SET_RUNNING, IO_VSOCK },
+	/* vhost-net: the tap attached and detached, its header size. */
+	{ VHOST_NET_SET_BACKEND, IO_VNET },
+	{ TUNSETVNETHDRSZ, IO_VNET },
 	/* The terminal: raw mode is restored at exit (term.c). */
 	{ TCGETS, IO_ANY },
 	{ TCSETS, IO_ANY },
@@ -302,6 +308,15 @@ static void seccomp_sigsys(int sig, siginfo_t *si, void *ucontext)
 	_exit(LKVM_EXIT_SECCOMP);
 }
 
+/* An -n ...,vhost=1 NIC (a tap served by vhost-net)? */
+static bool cfg_vhost_net(const struct vm_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->nr_nics; i++)
+		if (cfg->nics[i].vhost && cfg->nics[i].mode == NIC_MODE_TAP)
+			return true;
+	return false;
+}
+
 static bool ioctl_needed(const struct vm_config *cfg, const struct sc_ioctl *io)
 {
 	switch (io->need) {
@@ -309,6 +324,10 @@ static bool ioctl_needed(const struct vm_config *cfg, const struct sc_ioctl *io)
 		return cfg->gdb != NULL;
 	case IO_VSOCK:
 		return cfg->vsock_cid != 0;
+	case IO_VHOST:
+		return cfg->vsock_cid != 0 || cfg_vhost_net(cfg);
+	case IO_VNET:
+		return cfg_vhost_net(cfg);
 	default:
 		return true;
 	}

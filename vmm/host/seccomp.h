@@ -53,7 +53,8 @@ const char *seccomp_allowed_name(size_t i);
 
 /*
  * Whether cfg's filter lets ioctl request req through: the gdb stub's
- * and vhost's requests only when --gdb or --vsock asked for them.
+ * and vhost's requests only when --gdb, --vsock or -n ...,vhost=1 asked
+ * for them.
  */
 bool seccomp_ioctl_allowed(const struct vm_config *cfg, unsigned long req);
 

@@ -160,3 +160,8 @@ int tap_set_offload(struct tap *t, unsigned int tun_flags)
 {
 	return ioctl(t->fd, TUNSETOFFLOAD, tun_flags) < 0 ? -errno : 0;
 }
+
+int tap_set_vnet_hdr_len(struct tap *t, int len)
+{
+	return ioctl(t->fd, TUNSETVNETHDRSZ, &len) < 0 ? -errno : 0;
+}

@@ -24,5 +24,7 @@ int tap_open(struct tap *t, const struct nic_config *nic);
 void tap_close(struct tap *t);
 /* Mirror the guest's receive offloads (TUN_F_* flags) into the tap. */
 int tap_set_offload(struct tap *t, unsigned int tun_flags);
+/* The virtio-net header's size in front of each frame (10 or 12). */
+int tap_set_vnet_hdr_len(struct tap *t, int len);
 
 #endif

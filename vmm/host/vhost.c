@@ -19,6 +19,7 @@ static const char *const req_names[VHOST_REQ_NR] = {
 	[VHOST_REQ_SET_VRING_ERR] = "SET_VRING_ERR",
 	[VHOST_REQ_VSOCK_SET_CID] = "VSOCK_SET_GUEST_CID",
 	[VHOST_REQ_VSOCK_RUNNING] = "VSOCK_SET_RUNNING",
+	[VHOST_REQ_NET_SET_BACKEND] = "NET_SET_BACKEND",
 	[VHOST_REQ_SET_VRING_ENABLE] = "SET_VRING_ENABLE",
 };
 
@@ -128,5 +129,18 @@ int vhost_stop(struct vhost *v, enum vhost_req dev_req, void *arg)
 	}
 	v->started = 0;
 	v->broken = false;
+	return first;
+}
+
+int vhost_stop_ring_req(struct vhost *v, enum vhost_req req, int64_t val)
+{
+	int first = 0;
+
+	for (unsigned int i = 0; i < VHOST_MAX_RINGS; i++) {
+		struct vhost_ring_val rv = { .index = i, .val = val };
+
+		if (v->started & (1u << i))
+			stop_req(v, req, &rv, &first);
+	}
 	return first;
 }

@@ -16,7 +16,8 @@
  *   vhost_ring_stop():   GET_VRING_BASE                    (per ring)
  * A device type adds its own requests between them (vsock: SET_GUEST_CID
  * after vhost_open(), SET_RUNNING after the features, SET_RUNNING 0
- * before the rings stop).  A vhost-user back-end wants the features
+ * before the rings stop; net: SET_BACKEND per ring after the features,
+ * SET_BACKEND -1 per ring before they stop, vhost_stop_ring_req()).  A vhost-user back-end wants the features
  * before the rings and each ring enabled after its kick:
  *   vhost_set_features(), vhost_ring_start(), vhost_ring_enable()
  * (vhost_user.c negotiates the protocol features itself, right after
@@ -54,6 +55,8 @@ enum vhost_req {
 	VHOST_REQ_SET_VRING_ERR,  /* struct vhost_ring_val *, val an fd */
 	VHOST_REQ_VSOCK_SET_CID,  /* const uint64_t * */
 	VHOST_REQ_VSOCK_RUNNING,  /* const int * (1 or 0) */
+	/* struct vhost_ring_val *, val the tap's fd (-1: detach) */
+	VHOST_REQ_NET_SET_BACKEND,
 	/*
 	 * struct vhost_ring_val *, val 1 or 0: vhost-user only (a ring of
 	 * a back-end that negotiated protocol features starts disabled);
@@ -125,5 +128,11 @@ int vhost_set_features(struct vhost *v, uint64_t features);
  * first error.
  */
 int vhost_stop(struct vhost *v, enum vhost_req dev_req, void *arg);
+/*
+ * Before vhost_stop(): a ring request of the device type (req, e.g.
+ * NET_SET_BACKEND) with val for every started ring, made even on a
+ * broken vhost.  Returns the first error (v->failed names it).
+ */
+int vhost_stop_ring_req(struct vhost *v, enum vhost_req req, int64_t val);
 
 #endif

@@ -22,6 +22,7 @@ static const unsigned long ioctl_nrs[VHOST_REQ_NR] = {
 	[VHOST_REQ_SET_VRING_ERR] = VHOST_SET_VRING_ERR,
 	[VHOST_REQ_VSOCK_SET_CID] = VHOST_VSOCK_SET_GUEST_CID,
 	[VHOST_REQ_VSOCK_RUNNING] = VHOST_VSOCK_SET_RUNNING,
+	[VHOST_REQ_NET_SET_BACKEND] = VHOST_NET_SET_BACKEND,
 };
 
 unsigned long vhost_kernel_ioctl_nr(enum vhost_req req)
@@ -63,6 +64,7 @@ static int kernel_ring_val(int fd, enum vhost_req req,
 	case VHOST_REQ_SET_VRING_CALL:
 	case VHOST_REQ_SET_VRING_KICK:
 	case VHOST_REQ_SET_VRING_ERR:
+	case VHOST_REQ_NET_SET_BACKEND:
 		return kioctl(fd, ioctl_nrs[req], &f);
 	default:
 		ret = kioctl(fd, ioctl_nrs[req], &st);
@@ -98,6 +100,7 @@ static int kernel_req(void *opaque, enum vhost_req req, void *arg)
 	case VHOST_REQ_SET_VRING_CALL:
 	case VHOST_REQ_SET_VRING_KICK:
 	case VHOST_REQ_SET_VRING_ERR:
+	case VHOST_REQ_NET_SET_BACKEND:
 		return kernel_ring_val(fd, req, arg);
 	case VHOST_REQ_SET_VRING_ADDR:
 		return kernel_ring_addr(fd, arg);

@@ -7,6 +7,7 @@
  * meanwhile) until the guest posts receive buffers.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/if_tun.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "vmm/host/vhost_kernel.h"
 #include "vmm/machine/nics.h"
 
 /* Reads from passt per I/O thread wake-up, so other fds get their turn. */
@@ -146,6 +148,209 @@ static void nic_user_readable(void *opaque)
 	}
 }
 
+/* --- vhost=1: vhost-net ------------------------------------------------------ */
+
+/* One line per failure, until a start succeeds again. */
+static void nic_vhost_fail(struct nic *nic, const char *when, int err)
+{
+	if (nic->logged)
+		return;
+	nic->logged = true;
+	pr_err("-n: vhost-net %s failed at %s: %s; the device needs a reset",
+	       vhost_req_name(nic->vn.vh.failed), when, strerror(-err));
+}
+
+static int nic_vhost_ring(struct nic *nic, unsigned int i, struct vhost_ring *r)
+{
+	const struct virtqueue *vq = virtio_core_queue(&nic->net.vm.core, i);
+
+	if (!vq->ready || i >= nic->slot->nr_kicks) {
+		pr_guest_once("virtio-net: DRIVER_OK with queue %u off", i);
+		return -EINVAL;
+	}
+	*r = (struct vhost_ring){
+		.num = vq->num,
+		.base = vq->last_avail_idx,
+		.desc = (uintptr_t)vq->desc,
+		.avail = (uintptr_t)vq->avail,
+		.used = (uintptr_t)vq->used,
+		.call_fd = nic->call_fd[i],
+		.kick_fd = nic->slot->kicks[i].fd,
+	};
+	return 0;
+}
+
+/* DRIVER_OK (the device's lock held): the rings and the tap to vhost. */
+static int nic_vhost_start(void *opaque, uint64_t features)
+{
+	struct nic *nic = opaque;
+	struct vhost_ring r[VHOST_NET_RINGS];
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < VHOST_NET_RINGS; i++)
+		ret = nic_vhost_ring(nic, i, &r[i]);
+	if (ret)
+		return ret; /* the guest's fault, said */
+	ret = tap_set_vnet_hdr_len(&nic->tap, vhost_net_hdr_len(features));
+	if (ret) {
+		pr_err("-n: tap %s: vnet header size: %s", nic->tap.ifname,
+		       strerror(-ret));
+		return ret;
+	}
+	ret = vhost_net_start(&nic->vn, r, features, nic->net.vm.core.dma_off);
+	if (ret)
+		nic_vhost_fail(nic, "DRIVER_OK", ret);
+	else
+		nic->logged = false;
+	return ret;
+}
+
+/* PCI bus mastering off or on (lock held): the tap detached meanwhile. */
+static void nic_vhost_dma(void *opaque, bool on)
+{
+	struct nic *nic = opaque;
+	int ret = vhost_net_dma(&nic->vn, on);
+
+	if (ret)
+		nic_vhost_fail(nic,
+			       on ? "bus mastering on" : "bus mastering off",
+			       ret);
+}
+
+/* Device reset (lock held): the tap detached, the rings taken back. */
+static void nic_vhost_stop(void *opaque)
+{
+	struct nic *nic = opaque;
+	int ret = vhost_net_stop(&nic->vn);
+
+	if (ret)
+		nic_vhost_fail(nic, "reset", ret);
+}
+
+/* A notification that took the MMIO exit: pass it to the kernel. */
+static void nic_vhost_kick(void *opaque, unsigned int q)
+{
+	struct nic *nic = opaque;
+	uint64_t one = 1;
+
+	if (q < VHOST_NET_RINGS && q < nic->slot->nr_kicks &&
+	    write(nic->slot->kicks[q].fd, &one, sizeof(one)) < 0)
+		pr_once(LOG_WARN, "-n: kick eventfd: %s", strerror(errno));
+}
+
+/* On the I/O thread: the kernel used buffers of ring q. */
+static void nic_vhost_call(struct nic *nic, unsigned int q)
+{
+	uint64_t v;
+
+	if (read(nic->call_fd[q], &v, sizeof(v)) != sizeof(v))
+		return;
+	virtio_mmio_lock(&nic->net.vm);
+	virtio_core_backend_used_locked(&nic->net.vm.core, q);
+	virtio_mmio_unlock(&nic->net.vm);
+}
+
+static void nic_vhost_call0(void *opaque)
+{
+	nic_vhost_call(opaque, 0);
+}
+
+static void nic_vhost_call1(void *opaque)
+{
+	nic_vhost_call(opaque, 1);
+}
+
+/* On the I/O thread: the kernel found a ring it cannot use. */
+static void nic_vhost_err(void *opaque)
+{
+	struct nic *nic = opaque;
+	uint64_t v;
+
+	if (read(nic->err_fd, &v, sizeof(v)) != sizeof(v))
+		return;
+	virtio_mmio_lock(&nic->net.vm);
+	if (!nic->logged)
+		pr_err("-n: vhost-net reports a ring error; the device needs a reset");
+	nic->logged = true;
+	virtio_core_fail_locked(&nic->net.vm.core);
+	virtio_mmio_unlock(&nic->net.vm);
+}
+
+static int nic_vhost_watch(struct nic *nic)
+{
+	int ret = iothread_add(nic->io, nic->call_fd[0], nic_vhost_call0, nic);
+
+	ret = ret   ?:
+		      iothread_add(nic->io, nic->call_fd[1], nic_vhost_call1,
+				   nic);
+	return ret ?: iothread_add(nic->io, nic->err_fd, nic_vhost_err, nic);
+}
+
+static void nic_vhost_close(struct nic *nic)
+{
+	for (unsigned int i = 0; i < VHOST_NET_RINGS; i++)
+		if (nic->call_fd[i] >= 0)
+			close(nic->call_fd[i]);
+	if (nic->err_fd >= 0)
+		close(nic->err_fd);
+	if (nic->vhost_fd >= 0)
+		close(nic->vhost_fd);
+	memset(nic->call_fd, -1, sizeof(nic->call_fd));
+	nic->err_fd = nic->vhost_fd = -1;
+}
+
+static int nic_vhost_eventfds(struct nic *nic)
+{
+	for (unsigned int i = 0; i < VHOST_NET_RINGS; i++) {
+		nic->call_fd[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (nic->call_fd[i] < 0)
+			return -errno;
+	}
+	nic->err_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return nic->err_fd < 0 ? -errno : 0;
+}
+
+static int nic_vhost_open_dev(struct nic *nic)
+{
+	nic->vhost_fd = open(VHOST_NET_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (nic->vhost_fd >= 0)
+		return 0;
+	if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
+		pr_err("-n vhost=1: this host has no %s (its kernel lacks CONFIG_VHOST_NET, or the vhost_net module is not loaded)",
+		       VHOST_NET_DEV_PATH);
+	else
+		pr_err("-n vhost=1: cannot open %s: %s", VHOST_NET_DEV_PATH,
+		       strerror(errno));
+	return -errno;
+}
+
+/* vhost=1, the tap open: the kernel's device with guest memory. */
+static int nic_vhost_open(struct nic *nic, const struct guest_mem *mem)
+{
+	const struct vhost_mem m = { mem->base, mem->size,
+				     (uintptr_t)mem->host };
+	const struct vhost_transport t = vhost_kernel_transport(&nic->vhost_fd);
+	int ret = nic_vhost_eventfds(nic);
+
+	if (ret)
+		pr_err("-n vhost=1: eventfd: %s", strerror(-ret));
+	ret = ret ?: nic_vhost_open_dev(nic);
+	if (ret)
+		return ret;
+	ret = vhost_net_open(&nic->vn, &t, &m, nic->tap.fd, nic->err_fd);
+	if (ret == -EOPNOTSUPP)
+		pr_err("-n vhost=1: %s lacks VERSION_1, EVENT_IDX or INDIRECT_DESC (features %#llx)",
+		       VHOST_NET_DEV_PATH,
+		       (unsigned long long)nic->vn.vh.features);
+	else if (ret)
+		pr_err("-n vhost=1: %s %s: %s", VHOST_NET_DEV_PATH,
+		       vhost_req_name(nic->vn.vh.failed), strerror(-ret));
+	else
+		pr_debug("-n: tap %s served by vhost-net (%s)", nic->tap.ifname,
+			 VHOST_NET_DEV_PATH);
+	return ret;
+}
+
 /* --- common ----------------------------------------------------------------- */
 
 /*
@@ -184,6 +389,14 @@ static const struct virtio_net_backend_ops nic_tap_ops = {
 	.set_offloads = nic_set_offloads,
 };
 
+static const struct virtio_net_backend_ops nic_vhost_ops = {
+	.set_offloads = nic_set_offloads,
+	.start = nic_vhost_start,
+	.stop = nic_vhost_stop,
+	.kick = nic_vhost_kick,
+	.dma = nic_vhost_dma,
+};
+
 static const struct virtio_net_backend_ops nic_user_ops = {
 	.tx = nic_user_tx,
 	.rx_ready = nic_rx_ready,
@@ -195,6 +408,7 @@ static void nic_host_close(struct nic *nic)
 		usernet_close(&nic->user);
 	else
 		tap_close(&nic->tap);
+	nic_vhost_close(nic);
 	if (nic->wake_fd >= 0)
 		close(nic->wake_fd);
 	free(nic->frame);
@@ -217,9 +431,10 @@ static int nic_user_open(struct nic *nic, const struct nic_config *cfg,
 	return -ENOENT;
 }
 
-/* The host side of a NIC: wake-up eventfd, the tap or passt. */
+/* The host side of a NIC: wake-up eventfd, the tap (and vhost) or passt. */
 static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
-			 bool no_dhcp, int cancel_fd)
+			 bool no_dhcp, const struct guest_mem *mem,
+			 int cancel_fd)
 {
 	int ret;
 
@@ -233,6 +448,11 @@ static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
 		ret = nic_user_open(nic, cfg, no_dhcp, cancel_fd);
 	} else {
 		ret = tap_open(&nic->tap, cfg);
+		if (!ret && nic->vhost && nic_vhost_open(nic, mem)) {
+			nic_vhost_close(nic);
+			tap_close(&nic->tap);
+			ret = -EIO;
+		}
 	}
 	if (ret) {
 		if (nic->wake_fd >= 0)
@@ -261,6 +481,12 @@ static int nic_init(void *opaque, struct board_slot *slot)
 	};
 	int ret;
 
+	if (nic->vhost) {
+		be.ops = &nic_vhost_ops;
+		be.no_features = ~vhost_net_offer(&nic->vn, ~0ULL);
+		nic->slot = slot;
+		slot->backend_kicks = (1u << VHOST_NET_RINGS) - 1;
+	}
 	memcpy(be.mac, a->cfg->mac, sizeof(be.mac));
 	ret = virtio_net_init(&nic->net, &slot->res, &slot->board->vm->mem,
 			      &slot->line, &be);
@@ -295,8 +521,12 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 			     .mode = cfg->mode,
 			     .tap.fd = -1,
 			     .user.fd = -1,
-			     .wake_fd = -1 };
-	ret = nic_host_open(nic, cfg, no_dhcp, cancel_fd);
+			     .wake_fd = -1,
+			     .vhost = cfg->vhost && cfg->mode == NIC_MODE_TAP,
+			     .vhost_fd = -1,
+			     .call_fd = { -1, -1 },
+			     .err_fd = -1 };
+	ret = nic_host_open(nic, cfg, no_dhcp, &b->vm->mem, cancel_fd);
 	if (ret)
 		return ret > 0 ? 0 : ret;
 	ret = board_virtio_attach(b, "-n", cfg->transport, &dev);
@@ -328,6 +558,10 @@ int nics_watch(struct nics *n)
 	for (unsigned int i = 0; !ret && i < n->nr; i++) {
 		struct nic *nic = &n->nic[i];
 
+		if (nic->vhost) {
+			ret = nic_vhost_watch(nic);
+			continue;
+		}
 		ret = iothread_add(nic->io, nic_fd(nic),
 				   nic->mode == NIC_MODE_USER ?
 					   nic_user_readable :

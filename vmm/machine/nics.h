@@ -3,7 +3,11 @@
  * Network glue: each -n NIC (or the default user-mode NIC) is a
  * virtio-net device in the next board slot with a backend behind it: a
  * tap (mode=tap) or a passt process (mode=user, vmm/usernet.h).  Frames
- * move on the I/O thread.
+ * move on the I/O thread, or, with vhost=1, in the host kernel: as
+ * --vsock (vsock.h), the rings go to /dev/vhost-net at DRIVER_OK with the
+ * tap as their back-end (vhost_net.h), come back at every reset, the
+ * kernel's call eventfds are relayed on the I/O thread into the device's
+ * interrupt, and a failure is one line and DEVICE_NEEDS_RESET.
  */
 #ifndef RVKVM_NICS_H
 #define RVKVM_NICS_H
@@ -16,6 +20,7 @@
 #include "vmm/host/iothread.h"
 #include "vmm/host/tap_linux.h"
 #include "vmm/host/usernet.h"
+#include "vmm/host/vhost_net.h"
 #include "virtio/net.h"
 
 struct nic {
@@ -28,6 +33,14 @@ struct nic {
 	size_t frame_len; /* 0: none held */
 	int wake_fd;	  /* rx buffers posted: eventfd */
 	atomic_bool down; /* user: passt is gone, the link is down */
+	/* vhost=1: the kernel's vhost-net serves the rings on the tap. */
+	bool vhost;
+	int vhost_fd; /* /dev/vhost-net */
+	struct vhost_net vn;
+	int call_fd[VHOST_NET_RINGS]; /* relayed on the I/O thread */
+	int err_fd;
+	struct board_slot *slot;
+	bool logged; /* a vhost failure said since the last good start */
 };
 
 struct nics {
