@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "vmm/host/spawn.h"
 #include "vmm/host/usernet.h"
 
 extern char **environ;
@@ -144,46 +145,6 @@ static void usernet_status_text(int status, char *buf, size_t size)
 		snprintf(buf, size, "stopped");
 }
 
-/* posix_spawn with sock as fd 3 and out as stdout, a clean signal state. */
-static int usernet_spawn(struct usernet *u, char *const argv[], int sock,
-			 int out)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, deflt;
-	int ret;
-
-	sigemptyset(&none);
-	sigemptyset(&deflt);
-	sigaddset(&deflt, SIGPIPE);
-	sigaddset(&deflt, SIGTERM);
-	sigaddset(&deflt, SIGINT);
-	sigaddset(&deflt, SIGHUP);
-	sigaddset(&deflt, SIGCHLD);
-	ret = posix_spawn_file_actions_init(&fa);
-	if (ret)
-		return -ret;
-	ret = posix_spawnattr_init(&attr);
-	if (ret) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -ret;
-	}
-	ret = posix_spawn_file_actions_adddup2(&fa, sock, USERNET_PASST_FD);
-	ret = ret ?: posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-	ret = ret ?: posix_spawnattr_setsigmask(&attr, &none);
-	ret = ret ?: posix_spawnattr_setsigdefault(&attr, &deflt);
-	ret = ret ?: posix_spawnattr_setpgroup(&attr, 0);
-	ret = ret   ?:
-		      posix_spawnattr_setflags(&attr,
-					       POSIX_SPAWN_SETSIGMASK |
-						       POSIX_SPAWN_SETSIGDEF |
-						       POSIX_SPAWN_SETPGROUP);
-	ret = ret ?: posix_spawn(&u->pid, u->passt, &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	return -ret;
-}
-
 /* Wait for passt's PID on the pipe: 0 when it is ready. */
 static int usernet_wait_ready(struct usernet *u, int in, int cancel_fd)
 {
@@ -245,7 +206,8 @@ static int usernet_start(struct usernet *u, const struct usernet_argv *a,
 		close(USERNET_PASST_FD);
 	}
 	usernet_bufs(sv[0]);
-	ret = sv[1] < 0 ? -EMFILE : usernet_spawn(u, a->argv, sv[1], pfd[1]);
+	ret = sv[1] < 0 ? -EMFILE :
+			  host_spawn(&u->pid, u->passt, a->argv, sv[1], pfd[1]);
 	if (sv[1] >= 0)
 		close(sv[1]);
 	close(pfd[1]);

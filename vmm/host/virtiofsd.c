@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "vmm/host/spawn.h"
 #include "vmm/host/virtiofsd.h"
 
 extern char **environ;
@@ -69,44 +70,6 @@ unsigned int virtiofsd_build_argv(char *argv[VIRTIOFSD_ARGV_MAX],
 		argv[n++] = "--readonly";
 	argv[n] = NULL;
 	return n;
-}
-
-/* posix_spawn with listener as fd 3, a clean signal state. */
-static int spawn(struct virtiofsd *d, char *const argv[], int listener)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, deflt;
-	int ret;
-
-	sigemptyset(&none);
-	sigemptyset(&deflt);
-	sigaddset(&deflt, SIGPIPE);
-	sigaddset(&deflt, SIGTERM);
-	sigaddset(&deflt, SIGINT);
-	sigaddset(&deflt, SIGHUP);
-	sigaddset(&deflt, SIGCHLD);
-	ret = posix_spawn_file_actions_init(&fa);
-	if (ret)
-		return -ret;
-	ret = posix_spawnattr_init(&attr);
-	if (ret) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -ret;
-	}
-	ret = posix_spawn_file_actions_adddup2(&fa, listener, VIRTIOFSD_FD);
-	ret = ret ?: posix_spawnattr_setsigmask(&attr, &none);
-	ret = ret ?: posix_spawnattr_setsigdefault(&attr, &deflt);
-	ret = ret ?: posix_spawnattr_setpgroup(&attr, 0);
-	ret = ret   ?:
-		      posix_spawnattr_setflags(&attr,
-					       POSIX_SPAWN_SETSIGMASK |
-						       POSIX_SPAWN_SETSIGDEF |
-						       POSIX_SPAWN_SETPGROUP);
-	ret = ret ?: posix_spawn(&d->pid, d->path, &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	return -ret;
 }
 
 /*
@@ -168,7 +131,7 @@ int virtiofsd_start(struct virtiofsd *d, const struct fs_config *fs)
 		ret = l < 0 ? -EMFILE : 0;
 	}
 	if (!ret) {
-		ret = spawn(d, argv, l);
+		ret = host_spawn(&d->pid, d->path, argv, l, -1);
 		close(l);
 	}
 	if (ret) {
