@@ -120,6 +120,8 @@ struct fs_config {
 
 /* --io-poll's default, when the host has a CPU more than the guest. */
 #define CONFIG_IO_POLL_US 1000
+/* How long a guest's SBI system suspend lasts without --suspend-seconds. */
+#define CONFIG_SUSPEND_SECONDS 5
 
 struct vm_config {
 	const char *kernel;
@@ -180,11 +182,11 @@ struct vm_config {
 	bool cpu_min;
 	uint64_t min_isa[ISA_EXT_WORDS];
 
-	const char *firmware;	  /* -f: a raw image run at RAM base */
-	bool set_suspend_seconds; /* --suspend-seconds given */
-	uint64_t suspend_seconds;
-	bool single_step;  /* --debug-single-step */
-	bool debug_mmio;   /* --debug-mmio: log unclaimed accesses */
+	const char *firmware;	      /* -f: a raw image run at RAM base */
+	bool set_suspend_seconds;     /* --suspend-seconds given */
+	unsigned int suspend_seconds; /* 0: resume at once */
+	bool single_step;	      /* --debug-single-step */
+	bool debug_mmio;	      /* --debug-mmio: log unclaimed accesses */
 	bool debug_ioport; /* --debug-ioport: no port I/O on RISC-V */
 	unsigned int debug_iodelay_ms; /* --debug-iodelay */
 	int io_poll_us;	 /* --io-poll: the longest window; -1: automatic */

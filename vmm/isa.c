@@ -3,7 +3,8 @@
 
 #include "vmm/isa.h"
 
-const struct ext_name isa_exts[ISA_EXT_COUNT] = {
+/* Sized by its entries: a missing or extra one contradicts isa.h. */
+const struct ext_name isa_exts[] = {
 	{ "a", 0 },
 	{ "c", 1 },
 	{ "d", 2 },
@@ -66,21 +67,35 @@ const struct ext_name isa_exts[ISA_EXT_COUNT] = {
 	{ "zcf", 59 },
 	{ "zcmop", 60 },
 	{ "zawrs", 61 },
+	{ "smnpm", 62 },
+	{ "ssnpm", 63 },
+	{ "svade", 64 },
+	{ "svadu", 65 },
+	{ "svvptc", 66 },
+	{ "zabha", 67 },
+	{ "ziccrse", 68 },
+	{ "zaamo", 69 },
+	{ "zalrsc", 70 },
+	{ "zicbop", 71 },
+	{ "zfbfmin", 72 },
+	{ "zvfbfmin", 73 },
+	{ "zvfbfwma", 74 },
+	{ "zclsd", 75 },
+	{ "zilsd", 76 },
+	{ "zalasr", 77 },
+	{ "zicfilp", 78 },
+	{ "zicfiss", 79 },
 };
 
-const struct ext_name sbi_exts[SBI_EXT_COUNT] = {
-	{ "v01", 0 },	 { "time", 1 }, { "ipi", 2 },  { "rfence", 3 },
-	{ "srst", 4 },	 { "hsm", 5 },	{ "pmu", 6 },  { "experimental", 7 },
-	{ "vendor", 8 }, { "dbcn", 9 }, { "sta", 10 },
+const struct ext_name sbi_exts[] = {
+	{ "v01", 0 },	 { "time", 1 },	 { "ipi", 2 },	{ "rfence", 3 },
+	{ "srst", 4 },	 { "hsm", 5 },	 { "pmu", 6 },	{ "experimental", 7 },
+	{ "vendor", 8 }, { "dbcn", 9 },	 { "sta", 10 }, { "susp", 11 },
+	{ "fwft", 12 },	 { "mpxy", 13 },
 };
 
 const struct ext_name sbi_ext_aliases[SBI_EXT_ALIAS_COUNT] = {
 	{ "legacy", 0 },
-	{ "susp", SBI_EXT_SUSP_ID },
-};
-
-const char *const isa_exts_newer[ISA_EXT_NEWER_COUNT] = {
-	"smnpm", "svade", "svadu", "svvptc", "zabha", "ziccrse",
 };
 
 static int ext_lookup(const struct ext_name *table, unsigned int n,
@@ -103,12 +118,4 @@ int sbi_ext_lookup(const char *name)
 
 	return id >= 0 ? id :
 			 ext_lookup(sbi_ext_aliases, SBI_EXT_ALIAS_COUNT, name);
-}
-
-bool isa_ext_is_newer(const char *name)
-{
-	for (unsigned int i = 0; i < ISA_EXT_NEWER_COUNT; i++)
-		if (!strcmp(isa_exts_newer[i], name))
-			return true;
-	return false;
 }

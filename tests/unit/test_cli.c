@@ -715,6 +715,29 @@ static void test_boot_test_options(void **state)
 		     "invalid --timeout '-1' (expected 0..604800 seconds)");
 	expect_error(parse("run", "--timeout", "2m", "Image"),
 		     "invalid --timeout '2m' (expected 0..604800 seconds)");
+	/* --suspend-seconds: the same range; 0 resumes at once. */
+	r = expect_run(parse("run", "Image"));
+	assert_false(r->cfg.set_suspend_seconds);
+	res_free(r);
+	r = expect_run(parse("run", "--suspend-seconds", "0", "Image"));
+	assert_true(r->cfg.set_suspend_seconds);
+	assert_int_equal(r->cfg.suspend_seconds, 0);
+	res_free(r);
+	r = expect_run(parse("run", "--suspend-seconds=604800", "Image"));
+	assert_int_equal(r->cfg.suspend_seconds, 604800);
+	res_free(r);
+	expect_error(
+		parse("run", "--suspend-seconds", "604801", "Image"),
+		"invalid --suspend-seconds '604801' (expected 0..604800 seconds)");
+	expect_error(
+		parse("run", "--suspend-seconds", "-5", "Image"),
+		"invalid --suspend-seconds '-5' (expected 0..604800 seconds)");
+	/* --debug-iodelay: milliseconds, to 10 s. */
+	r = expect_run(parse("run", "--debug-iodelay", "10000", "Image"));
+	assert_int_equal(r->cfg.debug_iodelay_ms, 10000);
+	res_free(r);
+	expect_error(parse("run", "--debug-iodelay", "10001", "Image"),
+		     "invalid --debug-iodelay '10001' (expected 0..10000 ms)");
 	expect_error(parse("run", "--console-log=", "Image"),
 		     "option '--console-log' requires a non-empty argument");
 	expect_error(parse("run", "-i", "", "Image"),
@@ -1285,7 +1308,11 @@ static void test_disable_every_ext(void **state)
 	for (unsigned int i = 0; i < ISA_EXT_COUNT; i++) {
 		snprintf(opt, sizeof(opt), "--disable-%s", isa_exts[i].name);
 		r = expect_run(parse("run", opt, "Image"));
-		assert_int_equal(r->cfg.disable_isa[0], 1ULL << isa_exts[i].id);
+		for (unsigned int w = 0; w < ISA_EXT_WORDS; w++)
+			assert_int_equal(r->cfg.disable_isa[w],
+					 isa_exts[i].id / 64 == w ?
+						 1ULL << isa_exts[i].id % 64 :
+						 0);
 		assert_int_equal(r->cfg.disable_sbi, 0);
 		res_free(r);
 	}
@@ -1295,6 +1322,7 @@ static void test_disable_every_ext(void **state)
 		r = expect_run(parse("run", opt, "Image"));
 		assert_int_equal(r->cfg.disable_sbi, 1ULL << sbi_exts[i].id);
 		assert_int_equal(r->cfg.disable_isa[0], 0);
+		assert_int_equal(r->cfg.disable_isa[1], 0);
 		res_free(r);
 	}
 }

@@ -330,6 +330,24 @@ static void test_cbo_sizes(void **state)
 	build_ok(fx);
 	assert_false(has_prop(fx, "/cpus/cpu@0", "riscv,cbom-block-size"));
 	assert_false(has_prop(fx, "/cpus/cpu@0", "riscv,cboz-block-size"));
+	assert_false(has_prop(fx, "/cpus/cpu@0", "riscv,cbop-block-size"));
+}
+
+/* Zicbop (a Linux 6.16+ host's) comes with its block size, or neither. */
+static void test_cbop_size(void **state)
+{
+	struct fixture *fx = *state;
+	static const char *const cbop[] = { "i", "zicbop", NULL };
+
+	fx->p.cbop_block_size = 64;
+	build_ok(fx);
+	assert_false(has_prop(fx, "/cpus/cpu@0", "riscv,cbop-block-size"));
+	set_exts(fx->p.isa_ext, cbop);
+	build_ok(fx);
+	assert_int_equal(u32_prop(fx, "/cpus/cpu@0", "riscv,cbop-block-size"),
+			 64);
+	assert_non_null(
+		strstr(str_prop(fx, "/cpus/cpu@0", "riscv,isa"), "_zicbop"));
 }
 
 static void test_many_harts(void **state)
@@ -524,6 +542,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_h_never_exposed, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cbo_sizes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cbop_size, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_many_harts, setup,
 						teardown),

@@ -280,6 +280,9 @@ static int dt_cbo_sizes(void *fdt, const struct fdt_params *p)
 	if (!err && p->cboz_block_size && dt_ext_enabled(p, "zicboz"))
 		err = fdt_property_u32(fdt, "riscv,cboz-block-size",
 				       p->cboz_block_size);
+	if (!err && p->cbop_block_size && dt_ext_enabled(p, "zicbop"))
+		err = fdt_property_u32(fdt, "riscv,cbop-block-size",
+				       p->cbop_block_size);
 	return err;
 }
 

@@ -35,6 +35,7 @@ struct fdt_params {
 	uint64_t isa_ext[ISA_EXT_WORDS];   /* KVM ISA_EXT ids, every hart */
 	uint32_t cbom_block_size;	   /* 0: omit; only with zicbom */
 	uint32_t cboz_block_size;	   /* 0: omit; only with zicboz */
+	uint32_t cbop_block_size;	   /* 0: omit; only with zicbop */
 	uint64_t initrd_start, initrd_end; /* GPA; both 0: no initrd */
 	const uint8_t *rng_seed;	   /* /chosen/rng-seed; may be NULL */
 	size_t rng_seed_len;

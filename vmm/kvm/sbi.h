@@ -67,6 +67,10 @@
 /* Bytes written per console_write call at most (the guest loops). */
 #define SBI_DBCN_WRITE_MAX 4096UL
 
+/* System suspend: what KVM forwards once it has checked the call. */
+#define SBI_EXT_SUSP 0x53555350UL
+#define SBI_EXT_SUSP_SYSTEM_SUSPEND 0UL
+
 /* EID ranges KVM forwards as a whole. */
 #define SBI_EXT_EXPERIMENTAL_START 0x08000000UL
 #define SBI_EXT_EXPERIMENTAL_END 0x08ffffffUL

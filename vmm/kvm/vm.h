@@ -64,7 +64,7 @@ struct cpu_caps {
 	unsigned long isa;		 /* CONFIG isa (single letters) */
 	uint64_t isa_ext[ISA_EXT_WORDS]; /* enabled ISA_EXT ids */
 	unsigned long satp_mode;
-	unsigned long cbom_block_size, cboz_block_size;
+	unsigned long cbom_block_size, cboz_block_size, cbop_block_size;
 	unsigned long timebase_freq;
 	bool dbcn; /* SBI DBCN enabled */
 };
