@@ -127,7 +127,7 @@ struct call {
 };
 
 struct fake_aia {
-	struct call calls[64];
+	struct call calls[128];
 	unsigned int n;
 	int fail_at; /* -1: never */
 	uint64_t mode, ids;
@@ -137,7 +137,7 @@ static int fake_get(void *opaque, uint32_t group, uint64_t attr, uint64_t *v)
 {
 	struct fake_aia *f = opaque;
 
-	assert_true(f->n < 64);
+	assert_true(f->n < 128);
 	f->calls[f->n] = (struct call){ 'g', group, attr, 0 };
 	if ((int)f->n++ == f->fail_at)
 		return -EIO;
@@ -149,7 +149,7 @@ static int fake_set(void *opaque, uint32_t group, uint64_t attr, uint64_t v)
 {
 	struct fake_aia *f = opaque;
 
-	assert_true(f->n < 64);
+	assert_true(f->n < 128);
 	f->calls[f->n] = (struct call){ 's', group, attr, v };
 	return (int)f->n++ == f->fail_at ? -EIO : 0;
 }
@@ -290,6 +290,46 @@ static void test_kplic_failures(void **state)
 	}
 }
 
+/*
+ * A reboot that keeps the VM: enables and pending bits cleared while the
+ * sources are active, then each source inactive with a zero target, the
+ * domain last; the first failure ends the sequence.
+ */
+static void test_aplic_reset(void **state)
+{
+	struct fake_aia f = { .fail_at = -1 };
+
+	(void)state;
+	assert_int_equal(aplic_reset(&fake_ops, &f, 20), 0);
+	assert_int_equal(f.n, 2 + 2 * 20 + 1);
+	assert_call(&f.calls[0], 's', 3, 0x1f00, 0xffffffff); /* clrie */
+	assert_call(&f.calls[1], 's', 3, 0x1d00, 0xffffffff); /* clrip */
+	for (unsigned int i = 1; i <= 20; i++) {
+		assert_call(&f.calls[2 * i], 's', 3, 0x0004 + 4 * (i - 1), 0);
+		assert_call(&f.calls[2 * i + 1], 's', 3, 0x3004 + 4 * (i - 1),
+			    0);
+	}
+	assert_call(&f.calls[42], 's', 3, 0x0000, 0); /* domaincfg, last */
+
+	/* Source 32 and up: a second word of enable and pending bits. */
+	f = (struct fake_aia){ .fail_at = -1 };
+	assert_int_equal(aplic_reset(&fake_ops, &f, 31), 0);
+	assert_int_equal(f.n, 2 + 62 + 1);
+	f = (struct fake_aia){ .fail_at = -1 };
+	assert_int_equal(aplic_reset(&fake_ops, &f, 32), 0);
+	assert_int_equal(f.n, 4 + 64 + 1);
+	assert_call(&f.calls[2], 's', 3, 0x1f04, 0xffffffff);
+	assert_call(&f.calls[3], 's', 3, 0x1d04, 0xffffffff);
+	f = (struct fake_aia){ .fail_at = -1 };
+	assert_int_equal(aplic_reset(&fake_ops, &f, 15), 0);
+	assert_int_equal(f.n, 2 + 30 + 1);
+	for (int k = 0; k < 33; k += 8) {
+		f = (struct fake_aia){ .fail_at = k };
+		assert_int_equal(aplic_reset(&fake_ops, &f, 15), -EIO);
+		assert_int_equal(f.n, k + 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_select_kernel_plic),
 		cmocka_unit_test(test_kplic_sequence),
 		cmocka_unit_test(test_kplic_failures),
+		cmocka_unit_test(test_aplic_reset),
 		cmocka_unit_test(test_hart_bits),
 		cmocka_unit_test(test_configure_sequence),
 		cmocka_unit_test(test_configure_caps_sources),

@@ -217,6 +217,9 @@ static const struct sc_ioctl ioctls[] = {
 	{ KVM_SET_DEVICE_ATTR, IO_ANY },
 	{ KVM_GET_DEVICE_ATTR, IO_ANY },
 	{ KVM_HAS_DEVICE_ATTR, IO_ANY },
+	{ KVM_ENABLE_CAP, IO_ANY },
+	/* A reboot that keeps the VM resets the vCPUs (lifecycle.c). */
+	{ KVM_SET_MP_STATE, IO_ANY },
 	/* virtio-net: the guest's receive offloads mirrored into the tap. */
 	{ TUNSETOFFLOAD, IO_ANY },
 	/*

@@ -36,6 +36,13 @@
 #define AIA_APLIC_SIZE 0x4000
 #define AIA_IMSIC_SIZE 0x1000
 #define AIA_SRCS_MAX 1024 /* sources must be below this */
+/* The APLIC's registers, by offset (KVM_DEV_RISCV_AIA_GRP_APLIC). */
+#define AIA_GRP_APLIC 3
+#define APLIC_DOMAINCFG 0x0000
+#define APLIC_SOURCECFG_BASE 0x0004
+#define APLIC_CLRIP_BASE 0x1d00
+#define APLIC_CLRIE_BASE 0x1f00
+#define APLIC_TARGET_BASE 0x3004
 
 /* The hart interrupt an IMSIC drives: supervisor external. */
 #define AIA_IRQ_S_EXT 9
@@ -109,6 +116,28 @@ int kplic_configure(const struct aia_attr_ops *ops, void *opaque, uint64_t base,
 	if (ret)
 		*why = "initialising the PLIC";
 	return ret;
+}
+
+int aplic_reset(const struct aia_attr_ops *ops, void *opaque,
+		uint32_t nr_sources)
+{
+	int ret = 0;
+
+	for (uint32_t w = 0; w <= nr_sources / 32 && !ret; w++) {
+		ret = ops->set(opaque, AIA_GRP_APLIC, APLIC_CLRIE_BASE + 4 * w,
+			       ~0u);
+		ret = ret   ?:
+			      ops->set(opaque, AIA_GRP_APLIC,
+				       APLIC_CLRIP_BASE + 4 * w, ~0u);
+	}
+	for (uint32_t i = 1; i <= nr_sources && !ret; i++) {
+		ret = ops->set(opaque, AIA_GRP_APLIC,
+			       APLIC_SOURCECFG_BASE + 4 * (i - 1), 0);
+		ret = ret   ?:
+			      ops->set(opaque, AIA_GRP_APLIC,
+				       APLIC_TARGET_BASE + 4 * (i - 1), 0);
+	}
+	return ret ?: ops->set(opaque, AIA_GRP_APLIC, APLIC_DOMAINCFG, 0);
 }
 
 unsigned int aia_hart_bits(unsigned int nr_harts)

@@ -93,6 +93,15 @@ int aia_configure(const struct aia_attr_ops *ops, void *opaque,
 int kplic_configure(const struct aia_attr_ops *ops, void *opaque, uint64_t base,
 		    uint32_t nr_sources, const char **why);
 
+/*
+ * The APLIC of KVM's AIA back to its state after creation (a guest reboot
+ * that keeps the VM): every source's enable and pending bit cleared while
+ * it is still active (KVM ignores a pending write to an inactive source),
+ * then every source inactive with a zero target, then the domain off.
+ */
+int aplic_reset(const struct aia_attr_ops *ops, void *opaque,
+		uint32_t nr_sources);
+
 /* Bits of hart index for n harts: ceil(log2(n)), 0 for one hart. */
 unsigned int aia_hart_bits(unsigned int nr_harts);
 

@@ -296,6 +296,28 @@ void kvm_cpus_destroy(struct vm *vm)
 	pthread_rwlock_unlock(&vm->vcpu_lock);
 }
 
+int kvm_cpus_reset(struct vm *vm)
+{
+	int ret = 0;
+
+	pthread_rwlock_rdlock(&vm->vcpu_lock);
+	for (unsigned int i = 0; i < vm->cfg->nr_cpus && !ret; i++) {
+		struct kvm_mp_state init = { KVM_MP_STATE_INIT_RECEIVED };
+		struct kvm_mp_state after = { i ? KVM_MP_STATE_STOPPED :
+						  KVM_MP_STATE_RUNNABLE };
+		int fd = vm->vcpus[i].fd;
+
+		if (ioctl(fd, KVM_SET_MP_STATE, &init) < 0 ||
+		    ioctl(fd, KVM_SET_MP_STATE, &after) < 0) {
+			ret = -errno;
+			pr_warn("vCPU %u: KVM_SET_MP_STATE: %s: building a new VM",
+				i, strerror(errno));
+		}
+	}
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+	return ret;
+}
+
 void kvm_cpu_set_ext_irq(void *opaque, int level)
 {
 	struct vcpu *vcpu = opaque;

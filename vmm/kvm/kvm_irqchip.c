@@ -29,7 +29,8 @@ _Static_assert(KVM_DEV_RISCV_AIA_GRP_CONFIG == 0 &&
 		       KVM_DEV_RISCV_AIA_CTRL_INIT == 0 &&
 		       KVM_DEV_RISCV_APLIC_SIZE == 0x4000 &&
 		       KVM_DEV_RISCV_IMSIC_SIZE == 0x1000 &&
-		       KVM_DEV_RISCV_AIA_SRCS_MAX == 1024,
+		       KVM_DEV_RISCV_AIA_SRCS_MAX == 1024 &&
+		       KVM_DEV_RISCV_AIA_GRP_APLIC == 3,
 	       "vmm/irqchip.c's AIA numbers must match asm/kvm.h");
 
 /*
@@ -81,7 +82,7 @@ static int aia_attr(void *opaque, unsigned long op, uint32_t group,
 	return ioctl(vm->irqchip_fd, op, &a) < 0 ? -errno : 0;
 }
 
-/* CONFIG values are u32 in KVM, addresses u64. */
+/* CONFIG values and APLIC registers are u32 in KVM, addresses u64. */
 static int aia_get(void *opaque, uint32_t group, uint64_t attr, uint64_t *v)
 {
 	uint32_t v32 = 0;
@@ -99,7 +100,8 @@ static int aia_set(void *opaque, uint32_t group, uint64_t attr, uint64_t v)
 {
 	uint32_t v32 = v;
 
-	if (group == KVM_DEV_RISCV_AIA_GRP_CONFIG)
+	if (group == KVM_DEV_RISCV_AIA_GRP_CONFIG ||
+	    group == KVM_DEV_RISCV_AIA_GRP_APLIC)
 		return aia_attr(opaque, KVM_SET_DEVICE_ATTR, group, attr,
 				(uint64_t *)&v32);
 	if (group == KVM_DEV_RISCV_AIA_GRP_CTRL)
@@ -163,6 +165,81 @@ int kvm_plic_create(struct vm *vm, uint64_t base, uint32_t nr_sources)
 	pr_debug("irqchip: in-kernel PLIC at %#llx, %u sources",
 		 (unsigned long long)base, nr_sources);
 	return 0;
+}
+
+/*
+ * The in-kernel PLIC's state attributes (kernel-patches/ 0001's uapi,
+ * which the system headers predate): the sources' state and one context's
+ * registers (the attribute is the context, the vCPU index).
+ */
+#define KPLIC_GRP_STATE 3
+#define KPLIC_STATE_SOURCES 0
+#define KPLIC_GRP_CONTEXT 4
+#define KPLIC_WORDS 32
+
+struct kplic_sources {
+	uint32_t nr_sources;
+	uint32_t nr_contexts;
+	uint32_t line[KPLIC_WORDS];
+	uint32_t edge[KPLIC_WORDS];
+	uint32_t pending[KPLIC_WORDS];
+	uint32_t claimed[KPLIC_WORDS];
+	uint32_t held[KPLIC_WORDS];
+	uint8_t priority[KPLIC_WORDS * 32];
+};
+
+struct kplic_context {
+	uint32_t threshold;
+	uint32_t enable[KPLIC_WORDS];
+};
+
+static int plic_state(struct vm *vm, unsigned long op, uint32_t group,
+		      uint64_t type, void *val)
+{
+	struct kvm_device_attr attr = {
+		.group = group,
+		.attr = type,
+		.addr = (uintptr_t)val,
+	};
+
+	return ioctl(vm->irqchip_fd, op, &attr) < 0 ? -errno : 0;
+}
+
+/* What the guest programmed goes; the lines and edge settings stay. */
+static int kplic_reset(struct vm *vm)
+{
+	struct kplic_sources src;
+	struct kplic_context ctx = { 0 };
+	int ret;
+
+	ret = plic_state(vm, KVM_GET_DEVICE_ATTR, KPLIC_GRP_STATE,
+			 KPLIC_STATE_SOURCES, &src);
+	if (ret)
+		return ret;
+	memset(src.pending, 0, sizeof(src.pending));
+	memset(src.claimed, 0, sizeof(src.claimed));
+	memset(src.held, 0, sizeof(src.held));
+	memset(src.priority, 0, sizeof(src.priority));
+	ret = plic_state(vm, KVM_SET_DEVICE_ATTR, KPLIC_GRP_STATE,
+			 KPLIC_STATE_SOURCES, &src);
+	for (uint32_t c = 0; c < src.nr_contexts && !ret; c++)
+		ret = plic_state(vm, KVM_SET_DEVICE_ATTR, KPLIC_GRP_CONTEXT, c,
+				 &ctx);
+	return ret;
+}
+
+int kvm_irqchip_reset(struct vm *vm, const struct aia_state *aia)
+{
+	int ret;
+
+	if (vm->irqchip_fd < 0)
+		return 0;
+	ret = aia ? aplic_reset(&kvm_aia_ops, vm, aia->nr_sources) :
+		    kplic_reset(vm);
+	if (ret)
+		pr_warn("reboot: cannot reset KVM's %s: %s: building a new VM",
+			aia ? "AIA" : "PLIC", strerror(-ret));
+	return ret;
 }
 
 void kvm_aia_destroy(struct vm *vm)

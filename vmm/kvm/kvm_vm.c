@@ -48,6 +48,38 @@ static int kvm_check(struct vm *vm)
 	return 0;
 }
 
+/*
+ * KVM_CAP_RISCV_MP_STATE_RESET (Linux 6.16+): vCPUs reset on request, so a
+ * guest reboot can keep the VM.  The uapi lkvm is built with predates it.
+ */
+#ifndef KVM_CAP_RISCV_MP_STATE_RESET
+#define KVM_CAP_RISCV_MP_STATE_RESET 242
+#endif
+
+static void vm_enable_mp_reset(struct vm *vm)
+{
+	struct kvm_enable_cap cap = { .cap = KVM_CAP_RISCV_MP_STATE_RESET };
+
+	vm->mp_reset = false;
+	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION,
+		  KVM_CAP_RISCV_MP_STATE_RESET) <= 0) {
+		if (!vm->boots)
+			pr_debug(
+				"reboot: the host KVM cannot reset a vCPU (KVM_CAP_RISCV_MP_STATE_RESET, Linux 6.16+): a guest reboot builds a new VM");
+		return;
+	}
+	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
+		pr_debug(
+			"reboot: KVM_ENABLE_CAP MP_STATE_RESET: %s: a guest reboot builds a new VM",
+			strerror(errno));
+		return;
+	}
+	vm->mp_reset = true;
+	if (!vm->boots)
+		pr_debug(
+			"reboot: KVM resets vCPUs (KVM_CAP_RISCV_MP_STATE_RESET): a guest reboot keeps the VM");
+}
+
 int kvm_vm_open(struct vm *vm)
 {
 	int ret;
@@ -80,6 +112,7 @@ int kvm_vm_open(struct vm *vm)
 		pr_err("KVM_CREATE_VM: %s", strerror(errno));
 		goto err;
 	}
+	vm_enable_mp_reset(vm);
 	return 0;
 err:
 	close(vm->kvm_fd);
@@ -228,8 +261,7 @@ int kvm_ram_alloc(struct vm *vm)
 	return 0;
 }
 
-/* Zero RAM for the next boot: fresh pages on the next touch. */
-static void kvm_ram_zero(struct vm *vm)
+void kvm_ram_zero(struct vm *vm)
 {
 	uint64_t size = vm->mem.size;
 

@@ -82,6 +82,12 @@ struct vm {
 	const struct vm_config *cfg;
 	int kvm_fd, vm_fd;
 	int irqchip_fd; /* KVM's AIA or PLIC device; -1: none */
+	/*
+	 * KVM resets a vCPU on KVM_SET_MP_STATE INIT_RECEIVED (the VM's
+	 * KVM_CAP_RISCV_MP_STATE_RESET is on, Linux 6.16+): a guest reboot
+	 * keeps the VM (kvm_vm_warm_reset()).
+	 */
+	bool mp_reset;
 	int run_size;
 	uint64_t ram_base;    /* guest physical, from the board */
 	struct guest_mem mem; /* mapped for the life of the vm */
@@ -137,6 +143,8 @@ void kvm_vm_close(struct vm *vm);
 int kvm_ram_alloc(struct vm *vm);
 /* Per boot: RAM as memslot 0 of the new KVM VM, zeroed first if asked. */
 int kvm_ram_register(struct vm *vm, bool zero);
+/* Zero RAM for the next boot: fresh pages on the next touch. */
+void kvm_ram_zero(struct vm *vm);
 /* Unmap guest RAM: only once every thread that can touch it has ended. */
 void kvm_ram_free(struct vm *vm);
 /*
@@ -160,6 +168,14 @@ int kvm_aia_create(struct vm *vm, const struct aia_params *p,
 int kvm_plic_create(struct vm *vm, uint64_t base, uint32_t nr_sources);
 /* Close KVM's in-kernel irqchip (AIA or PLIC). */
 void kvm_aia_destroy(struct vm *vm);
+/*
+ * Put the in-kernel AIA's APLIC (sources, targets, pending and enable
+ * bits, domaincfg) or the in-kernel PLIC (priorities, pending, claims,
+ * contexts) back to their state after creation, for a guest reboot that
+ * keeps the VM; the IMSICs and the PLIC's outputs are the vCPUs' (reset
+ * with them).  aia: the AIA's state, NULL for the PLIC.
+ */
+int kvm_irqchip_reset(struct vm *vm, const struct aia_state *aia);
 /* Raise or lower wired interrupt source src (GSI src); any thread. */
 void kvm_irq_line(struct vm *vm, unsigned int src, int level);
 /* Signal GSI gsi (an edge) whenever fd is written. */
@@ -170,6 +186,12 @@ void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data);
 /* kvm_cpu.c */
 int kvm_cpus_create(struct vm *vm);
 void kvm_cpus_destroy(struct vm *vm);
+/*
+ * With vm->mp_reset: every vCPU back to its state at creation (KVM_SET_MP_STATE
+ * INIT_RECEIVED), vCPU 0 runnable and the others stopped, as after
+ * KVM_CREATE_VCPU; the vCPU threads have ended.
+ */
+int kvm_cpus_reset(struct vm *vm);
 int kvm_cpu_boot_regs(struct vcpu *vcpu, uint64_t pc, uint64_t a0, uint64_t a1);
 int kvm_cpus_start(struct vm *vm);
 /* An irq_line set(): the hart's supervisor external interrupt. */

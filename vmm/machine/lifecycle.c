@@ -380,6 +380,36 @@ static bool machine_run_once(struct machine *m, int sfd)
 }
 
 /*
+ * A reboot that keeps the KVM VM, where KVM resets vCPUs on request
+ * (vm->mp_reset): the devices are reset, every vCPU goes back to its
+ * creation state, the in-kernel irqchip to its state after creation, RAM
+ * is zeroed and the images are loaded again; the VM, its memslot,
+ * ioeventfds, irqfds and vCPU fds stay.  Nonzero: not possible here (the
+ * caller builds a new VM, as without the capability).
+ */
+static int machine_warm_reset(struct machine *m)
+{
+	struct vm *vm = &m->vm;
+	int ret;
+
+	if (!vm->mp_reset || signals_poll_stop(vm, m->sfd))
+		return -EAGAIN;
+	mmio_bus_reset(&vm->bus);
+	ret = kvm_cpus_reset(vm);
+	if (!ret && irqchip_in_kernel(m->irqchip))
+		ret = kvm_irqchip_reset(vm, m->irqchip == IRQCHIP_KIND_AIA ?
+						    &m->board.aia :
+						    NULL);
+	if (ret)
+		return ret;
+	kvm_ram_zero(vm);
+	ret = step_load(m);
+	if (!ret)
+		pr_debug("reboot: the VM kept, its vCPUs reset by KVM");
+	return ret;
+}
+
+/*
  * --dump-on-panic: the run ended with a panic the guest reported
  * (pvpanic), a reset refused by --no-reboot (a panic=-1 kernel's) or a
  * crash; the vCPU threads have ended, their fds and RAM are still there.
@@ -406,6 +436,8 @@ int machine_run(struct machine *m, int sfd)
 		ret = seccomp_install(m->vm.cfg);
 	while (!ret && machine_run_once(m, sfd)) {
 		pr_info("guest reboot (%lu): resetting the VM", ++m->vm.boots);
+		if (!machine_warm_reset(m))
+			continue;
 		steps_down(m, done, true);
 		mmio_bus_reset(&m->vm.bus);
 		ret = steps_up(m, true, &done);
