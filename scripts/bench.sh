@@ -56,6 +56,7 @@ fi
 want boot && bench "lkvm boot to guest init and peak RSS${KVMTOOL:+, lkvm and kvmtool on the minimal line}" \
 	"${kvmtool_add[@]}" \
 	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
+	--guest-test "$RVKVM_TOP/tests/e2e/guest/boottest.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-boot.sh"
 want blk && bench "virtio-blk throughput and exits per MiB" \
 	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \

@@ -187,7 +187,8 @@ struct vm_config {
 	unsigned int suspend_seconds; /* 0: resume at once */
 	bool single_step;	      /* --debug-single-step */
 	bool debug_mmio;	      /* --debug-mmio: log unclaimed accesses */
-	bool debug_ioport; /* --debug-ioport: no port I/O on RISC-V */
+	bool reboot_new_vm; /* --debug-reboot-new-vm: never keep the VM */
+	bool debug_ioport;  /* --debug-ioport: no port I/O on RISC-V */
 	unsigned int debug_iodelay_ms; /* --debug-iodelay */
 	int io_poll_us;	 /* --io-poll: the longest window; -1: automatic */
 	int tty;	 /* --tty N: console on a pty; -1: no */

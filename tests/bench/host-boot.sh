@@ -92,6 +92,45 @@ vmm_once() {
 	[ -n "$rss" ] && echo "BENCH $name-c1-boot-min-RSS-less-guest-RAM $((rss - ram)) KiB"
 	sed -n 's/.*CPU time to the first guest instruction: \([0-9.]*\) ms.*/BENCH '"$name"'-c1-boot-min-CPU-ms-to-first-instruction \1 ms/p' /tmp/v.log
 }
+# A guest reboot both ways, alternating, 3 rounds: the guest reboots at
+# once (guest/boottest.sh's rvkvm.bt=reboot) and lkvm boots it again, five
+# times; from "guest reboot (1)" to "guest reboot (6)" over five: the cycle
+# (lkvm's reset, the guest's boot to its init, its reboot), and lkvm's own
+# part, the mean of --debug's "reboot: ... in X ms".  "lkvm" keeps the VM
+# where the host KVM resets vCPUs (KVM_CAP_RISCV_MP_STATE_RESET, 6.16+),
+# "lkvm-newvm" builds a new one each time (--debug-reboot-new-vm).
+reboot_once() {
+	name=$1
+	shift
+	rm -f /tmp/r.log
+	./lkvm run -k Image -i guest-boottest.cpio.gz -m 256 -c 1 -n mode=none \
+		--nodefaults --debug -p "rvkvm.bt=reboot" "$@" \
+		</dev/null >/tmp/r.log 2>&1 &
+	pid=$!
+	i=0 t1=
+	while [ $i -lt 1200 ] && ! grep -q "guest reboot (6)" /tmp/r.log; do
+		[ -z "$t1" ] && grep -q "guest reboot (1)" /tmp/r.log && t1=$(now)
+		sleep 0.1
+		i=$((i + 1))
+	done
+	t6=$(now)
+	kill $pid 2>/dev/null
+	wait $pid
+	if [ -z "$t1" ] || ! grep -q "guest reboot (6)" /tmp/r.log; then
+		echo "BENCH $name-c1-reboot-failed 1 run"
+		tail -5 /tmp/r.log
+		return
+	fi
+	awk -v a="$t1" -v b="$t6" -v n="$name" \
+		'BEGIN { printf "BENCH %s-c1-reboot-cycle %.2f s\n", n, (b - a) / 5 }'
+	sed -n 's/.*reboot: .* in \([0-9.]*\) ms.*/\1/p' /tmp/r.log | awk -v n="$name" \
+		'{ s += $1; k++ } END { if (k) printf "BENCH %s-c1-reboot-lkvm-reset %.2f ms\n", n, s / k }'
+}
+for round in 1 2 3; do
+	reboot_once "lkvm-r$round"
+	reboot_once "lkvm-newvm-r$round" --debug-reboot-new-vm
+done
+
 for round in 1 2 3; do
 	vmm_once "lkvm-r$round" ./lkvm run -k Image -i guest-hello.cpio.gz \
 		-m 256 -c 1 -n mode=none --nodefaults --debug

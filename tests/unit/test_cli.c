@@ -1399,6 +1399,7 @@ static const char *const long_opts[] = {
 	"--debug-single-step",
 	"--debug-ioport",
 	"--debug-mmio",
+	"--debug-reboot-new-vm",
 	"--debug-iodelay MS",
 	"--io-poll USEC",
 	"--gdb SPEC",

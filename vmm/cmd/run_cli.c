@@ -613,6 +613,11 @@ static const struct opt run_opts[] = {
 	      "Log every guest MMIO access that no device\n"
 	      "claims (default: the first one)"),
 	  .field = CFG(debug_mmio) },
+	{ OPT("debug-reboot-new-vm", 0, NULL, opt_set_true,
+	      "Build a new KVM VM on every guest reboot, also\n"
+	      "where KVM can reset the vCPUs and keep it (to\n"
+	      "compare the two)"),
+	  .field = CFG(reboot_new_vm) },
 	{ OPT("debug-iodelay", 0, "MS", set_bounded,
 	      "Delay every disk request by MS milliseconds\n"
 	      "(0.." STR(CLI_IODELAY_MAX_MS) "; uses the thread pool engine)"),

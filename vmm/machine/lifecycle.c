@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmm/machine/boot.h"
@@ -387,12 +388,21 @@ static bool machine_run_once(struct machine *m, int sfd)
  * ioeventfds, irqfds and vCPU fds stay.  Nonzero: not possible here (the
  * caller builds a new VM, as without the capability).
  */
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static int machine_warm_reset(struct machine *m)
 {
 	struct vm *vm = &m->vm;
 	int ret;
 
-	if (!vm->mp_reset || signals_poll_stop(vm, m->sfd))
+	if (!vm->mp_reset || vm->cfg->reboot_new_vm ||
+	    signals_poll_stop(vm, m->sfd))
 		return -EAGAIN;
 	mmio_bus_reset(&vm->bus);
 	ret = kvm_cpus_reset(vm);
@@ -403,10 +413,7 @@ static int machine_warm_reset(struct machine *m)
 	if (ret)
 		return ret;
 	kvm_ram_zero(vm);
-	ret = step_load(m);
-	if (!ret)
-		pr_debug("reboot: the VM kept, its vCPUs reset by KVM");
-	return ret;
+	return step_load(m);
 }
 
 /*
@@ -435,12 +442,21 @@ int machine_run(struct machine *m, int sfd)
 	if (!ret && !m->vm.cfg->no_seccomp)
 		ret = seccomp_install(m->vm.cfg);
 	while (!ret && machine_run_once(m, sfd)) {
+		uint64_t t0 = now_us();
+		bool kept;
+
 		pr_info("guest reboot (%lu): resetting the VM", ++m->vm.boots);
-		if (!machine_warm_reset(m))
-			continue;
-		steps_down(m, done, true);
-		mmio_bus_reset(&m->vm.bus);
-		ret = steps_up(m, true, &done);
+		kept = !machine_warm_reset(m);
+		if (!kept) {
+			steps_down(m, done, true);
+			mmio_bus_reset(&m->vm.bus);
+			ret = steps_up(m, true, &done);
+		}
+		if (!ret)
+			pr_debug("reboot: %s in %.1f ms",
+				 kept ? "the VM kept, its vCPUs reset by KVM," :
+					"a new KVM VM built",
+				 (now_us() - t0) / 1000.0);
 	}
 	if (!ret)
 		dump_on_stop(m);
