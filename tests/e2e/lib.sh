@@ -84,6 +84,12 @@ has() {
 	tr -d '\r' <"$2" | grep -q -- "$1"
 }
 
+# host_at_least MAJOR MINOR: the emulated host runs that Linux or newer
+# (what its KVM forwards or offers depends on it).
+host_at_least() {
+	[ "$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')" -ge $(($1 * 1000 + $2)) ]
+}
+
 # lacks PATTERN LOG: the log does not match.
 lacks() {
 	! has "$@"

@@ -33,8 +33,7 @@ t no-reboot-no-restart lacks "lkvm: guest reboot" /tmp/reboot.log
 # it on and the guest's "echo mem" sleeps --suspend-seconds, then goes on;
 # --disable-sbi-susp takes "mem" away.  An older host (6.12) has none:
 # --suspend-seconds is an error there (1), naming why.
-hostver=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
-if [ "$hostver" -ge 614 ]; then
+if host_at_least 6 14; then
 	bt /tmp/susp.log --suspend-seconds 3 -p "rvkvm.bt=suspend"
 	t suspend-status-0 [ $rc -eq 0 ]
 	t suspend-guest-offers-mem grep -q "boottest: sleep states:.*mem" /tmp/susp.log
