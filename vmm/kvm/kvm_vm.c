@@ -60,24 +60,13 @@ static void vm_enable_mp_reset(struct vm *vm)
 {
 	struct kvm_enable_cap cap = { .cap = KVM_CAP_RISCV_MP_STATE_RESET };
 
-	vm->mp_reset = false;
-	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION,
-		  KVM_CAP_RISCV_MP_STATE_RESET) <= 0) {
-		if (!vm->boots)
-			pr_debug(
-				"reboot: the host KVM cannot reset a vCPU (KVM_CAP_RISCV_MP_STATE_RESET, Linux 6.16+): a guest reboot builds a new VM");
-		return;
-	}
-	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
-		pr_debug(
-			"reboot: KVM_ENABLE_CAP MP_STATE_RESET: %s: a guest reboot builds a new VM",
-			strerror(errno));
-		return;
-	}
-	vm->mp_reset = true;
+	/* KVM RISC-V enables it without listing it in KVM_CHECK_EXTENSION. */
+	vm->mp_reset = !ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap);
 	if (!vm->boots)
 		pr_debug(
-			"reboot: KVM resets vCPUs (KVM_CAP_RISCV_MP_STATE_RESET): a guest reboot keeps the VM");
+			vm->mp_reset ?
+				"reboot: KVM resets vCPUs (KVM_CAP_RISCV_MP_STATE_RESET): a guest reboot keeps the VM" :
+				"reboot: the host KVM cannot reset a vCPU (KVM_CAP_RISCV_MP_STATE_RESET, Linux 6.16+): a guest reboot builds a new VM");
 }
 
 int kvm_vm_open(struct vm *vm)
