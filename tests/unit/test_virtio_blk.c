@@ -326,7 +326,7 @@ static struct vqm_buf wbuf(struct fix *f, uint32_t len)
 static uint32_t run(struct fix *f, const struct vqm_buf *bufs, unsigned int n)
 {
 	uint16_t head = vqm_add(&f->m, bufs, n);
-	uint32_t id, len;
+	uint32_t id = 0, len = 0;
 
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_true(vqm_get_used(&f->m, &id, &len));
@@ -2044,7 +2044,7 @@ static uint8_t areq(struct fix *f, uint32_t type, uint64_t sector,
 static void uring_flush_order(struct fix *f)
 {
 	uint16_t flush_head;
-	uint32_t id, len;
+	uint32_t id = 0, len = 0;
 	unsigned int got = 0;
 
 	for (int i = 0; i < 6; i++) {
