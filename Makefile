@@ -247,7 +247,8 @@ bench: $(DEPS) kernel lkvm passt-root
 run-host: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm
 
-# Install lkvm (the static riscv64 binary) and its man page: PREFIX
+# Install lkvm (the static riscv64 binary; built on the board, the dynamic
+# one) and its man page: PREFIX
 # (default /usr/local), or BINDIR and MANDIR; DESTDIR for a staging root.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -266,4 +267,7 @@ distclean: clean
 
 .SECONDARY:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Not build/board: the riscv64 chroot of the board suite (its /etc/*.d, its
+# own build tree).
+-include $(shell find $(BUILD) -path $(BUILD)/board -prune -o \
+	-name '*.d' -type f -print 2>/dev/null)
