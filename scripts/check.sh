@@ -2,7 +2,8 @@
 # check.sh [SUITE...]: build what each suite needs, run it and count every
 # test.  Suites, in this order by default: format (clang-format, one test),
 # scripts (kernel build machinery on fixtures, image recipes, the bench
-# tables on a made-up log, the include layers of docs/architecture.md),
+# tables on a made-up log, the include layers of docs/architecture.md,
+# make install, the Makefile's cross or board build),
 # unit (native cmocka under ASan+UBSan), fuzz (short libFuzzer runs), board
 # (lkvm built, installed and run, and the unit tests, natively in a riscv64
 # chroot under qemu-user), e2e (boots in the emulated host; builds the
@@ -117,7 +118,7 @@ suite_format() {
 }
 
 suite_scripts() {
-	stage "check: kernel build machinery, image recipes, bench tables, include layers, make install"
+	stage "check: kernel build machinery, image recipes, bench tables, include layers, make install, the board build's make"
 	tests/kernel/test-kernel-scripts.sh >"$logs/scripts.log" 2>&1
 	collect scripts "$logs/scripts.log" >/dev/null
 	tests/images/test-images.sh >"$logs/images.log" 2>&1
@@ -128,6 +129,8 @@ suite_scripts() {
 	collect layers-test "$logs/layers-test.log" >/dev/null
 	tests/install/test-install.sh >"$logs/install.log" 2>&1
 	collect install "$logs/install.log" >/dev/null
+	tests/native/test-board-make.sh >"$logs/board-make.log" 2>&1
+	collect board-make "$logs/board-make.log" >/dev/null
 	if scripts/layers.sh >"$logs/layers.log" 2>&1; then
 		record PASS layers
 	else
