@@ -37,6 +37,27 @@ FUZZ_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	       -fno-sanitize-recover=all
 
+# Building on the board: on a riscv64 machine (uname -m) lkvm is built with
+# its own gcc against the distribution's libraries, linked dynamically, with
+# no cross toolchain and no sysroot; 'make deps' only checks that the
+# Debian packages of BOARD_PKGS are there.  BUILD_MACHINE=x86_64 forces the
+# cross build.
+BUILD_MACHINE ?= $(shell uname -m)
+BOARD_PKGS := gcc make pkg-config libfdt-dev zlib1g-dev liburing-dev \
+	      libseccomp-dev
+PKG_CONFIG ?= pkg-config
+# libfdt-dev ships no .pc file.
+BOARD_PCS  := zlib liburing libseccomp
+
+ifeq ($(BUILD_MACHINE),riscv64)
+CROSS      :=
+RV_CC      := gcc
+RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -pthread \
+	      -fstack-protector-strong -D_FORTIFY_SOURCE=2 \
+	      $(shell $(PKG_CONFIG) --cflags $(BOARD_PCS) 2>/dev/null)
+RV_LDFLAGS := -pthread
+RV_LIBS    := -lfdt $(shell $(PKG_CONFIG) --libs $(BOARD_PCS) 2>/dev/null)
+else
 # riscv64 static builds: libc from Debian 12's cross toolchain, libfdt,
 # zlib, liburing, libseccomp and Linux 6.12 uapi headers from the trixie
 # sysroot.
@@ -47,6 +68,7 @@ RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -static -pthread \
 	      -isystem $(SYSROOT)/usr/include
 RV_LDFLAGS := -static -pthread -L$(SYSROOT)/usr/lib/riscv64-linux-gnu
 RV_LIBS    := -lfdt -lz -luring -lseccomp
+endif
 LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
@@ -55,8 +77,18 @@ LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 all: lkvm kernel images
 
+ifeq ($(BUILD_MACHINE),riscv64)
+# On the board: the headers and libraries lkvm needs, or the apt-get line.
+deps:
+	@command -v $(RV_CC) >/dev/null && \
+	 $(PKG_CONFIG) --exists $(BOARD_PCS) 2>/dev/null && \
+	 echo '#include <libfdt.h>' | $(RV_CC) -E -x c - >/dev/null 2>&1 || \
+	 { echo "deps: building lkvm on riscv64 needs Debian's $(BOARD_PKGS);" \
+		"as root run: apt-get install $(BOARD_PKGS)" >&2; exit 2; }
+else
 deps:
 	@scripts/deps.sh
+endif
 
 sysroot:
 	@scripts/sysroot.sh
@@ -215,7 +247,8 @@ bench: $(DEPS) kernel lkvm passt-root
 run-host: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm
 
-# Install lkvm (the static riscv64 binary) and its man page: PREFIX
+# Install lkvm (the static riscv64 binary; built on the board, the dynamic
+# one) and its man page: PREFIX
 # (default /usr/local), or BINDIR and MANDIR; DESTDIR for a staging root.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -234,4 +267,7 @@ distclean: clean
 
 .SECONDARY:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Not build/board: the riscv64 chroot of the board suite (its /etc/*.d, its
+# own build tree).
+-include $(shell find $(BUILD) -path $(BUILD)/board -prune -o \
+	-name '*.d' -type f -print 2>/dev/null)

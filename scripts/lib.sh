@@ -29,3 +29,21 @@ hash_inputs() {
 		cat "$f"
 	done | sha256sum | cut -c1-16
 }
+
+# The URI of the machine's Debian main archive (the one serving its own
+# release), from deb822 .sources files or one-line sources.list entries.
+debian_mirror() {
+	local codename
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	{
+		cat /etc/apt/sources.list.d/*.sources 2>/dev/null
+		echo
+	} | awk -v c="$codename" '
+		/^URIs:/ { uri = $2 }
+		/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == c) ok = 1 }
+		/^[[:space:]]*$/ { if (ok && uri) { print uri; exit } uri = ""; ok = 0 }'
+	grep -hE '^deb[[:space:]]' /etc/apt/sources.list \
+		/etc/apt/sources.list.d/*.list 2>/dev/null |
+		sed -E 's/\[[^]]*\]//' |
+		awk -v c="$codename" '$3 == c { print $2 }' || true
+}
