@@ -369,7 +369,8 @@ static void nic_vu_sock(void *opaque)
 	vhostdev_unwatch(&nic->vd);
 	if (recv(nic->user.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
 		strcpy(why, "sent a message nobody asked for");
-		kill(nic->user.pid, SIGKILL); /* it still maps guest RAM */
+		if (nic->user.pid > 0)
+			kill(nic->user.pid, SIGKILL); /* it maps guest RAM */
 	} else {
 		usernet_reap(&nic->user, why, sizeof(why));
 	}
