@@ -650,8 +650,8 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 			     .wake_fd = -1,
 			     .vhost = cfg->vhost,
 			     .vhost_fd = -1,
-			     .vd.call_fd = { -1, -1, -1, -1, -1, -1, -1, -1 },
 			     .err_fd = -1 };
+	memset(nic->vd.call_fd, -1, sizeof(nic->vd.call_fd));
 	ret = nic_host_open(nic, cfg, no_dhcp, b->vm, cancel_fd);
 	if (ret)
 		return ret > 0 ? 0 : ret;
