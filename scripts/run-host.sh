@@ -58,7 +58,7 @@ usage() {
 
 aia=0 host_kernel=rvkvm lkvm=0 interactive=0 test= timeout=300 log= append= smp=2 mem=2G
 disk= kill_on= hostfwd=
-adds=() guest_tests=() guest_adds=()
+adds=() guest_tests=() guest_adds=() host_adds=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--aia) aia=1; shift ;;
@@ -91,7 +91,9 @@ stock)
 	host_image=$stock/Image
 	[ -f "$host_image" ] && [ -f "$stock/host-modules/etc/modules" ] ||
 		{ echo "run-host: no stock kernel in $stock (run 'make stock-kernel')" >&2; exit 2; }
-	adds+=(--add "$stock/host-modules/lib/modules:/lib/modules"
+	# Added last (below): /lib may come from passt-root first, and an
+	# --add of a directory onto one that exists lands inside it.
+	host_adds=(--add "$stock/host-modules/lib/modules:/lib/modules"
 		--add "$stock/host-modules/etc/modules:/etc/modules") ;;
 *) echo "run-host: --host-kernel is rvkvm or stock, not $host_kernel" >&2; exit 2 ;;
 esac
@@ -118,8 +120,8 @@ for g in "${guest_tests[@]}"; do
 		${guest_adds[@]+"${guest_adds[@]}"}
 	adds+=(--add "$work/$name:/rvkvm/$name")
 done
-"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" "${adds[@]}" \
-	${test:+--test "$test"}
+"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" ${adds[@]+"${adds[@]}"} \
+	${host_adds[@]+"${host_adds[@]}"} ${test:+--test "$test"}
 
 # QEMU 10 (smaia/ssaia; QEMU 7.2 called them x-smaia/x-ssaia).  The host
 # learns which interrupt controller it was given from rvkvm.irqchip=.
