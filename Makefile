@@ -72,7 +72,7 @@ endif
 LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check fuzz-campaign format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root \
+	fuzz fuzz-check fuzz-campaign format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root stock-kernel \
 	distclean install
 
 all: lkvm kernel images
@@ -121,7 +121,8 @@ riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
 	     $(BM_IMAGES) $(BUILD)/images/extra.cpio \
 	     $(BUILD)/riscv64/ctl-peer \
 	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root \
-	     $(BUILD)/riscv64/dns-stub $(BUILD)/riscv64/vsock-peer kvm-selftests
+	     $(BUILD)/riscv64/dns-stub $(BUILD)/riscv64/vsock-peer kvm-selftests \
+	     stock-kernel $(BUILD)/images/stock-root.img
 
 # The KVM selftests of kernel-patches/, built in the patched kernel tree.
 kvm-selftests: $(BUILD)/riscv64/kvm-selftests/plic_test
@@ -140,6 +141,25 @@ PASST_ROOT := $(BUILD)/images/passt-root/usr/bin/passt
 passt-root: $(PASST_ROOT)
 $(PASST_ROOT): scripts/passt-root.sh scripts/riscv64-passt-packages.txt | $(DEPS)
 	scripts/passt-root.sh $(BUILD)/images/passt-root
+
+# Debian's stock riscv64 kernel (pinned in scripts/riscv64-stock-kernel.txt)
+# and its modules, for the e2e cases on a stock host and with a stock guest
+# (scripts/stock-kernel.sh, run-host.sh --host-kernel stock).
+STOCK_KERNEL := $(BUILD)/stock-kernel/Image
+stock-kernel: $(STOCK_KERNEL)
+$(STOCK_KERNEL): scripts/stock-kernel.sh scripts/riscv64-stock-kernel.txt \
+		scripts/sysroot.sh | $(DEPS)
+	scripts/stock-kernel.sh $(BUILD)/stock-kernel
+
+# A root file system on ext4 for the stock guest (lkvm-stock-guest): busybox,
+# /init and a test that reports the root it runs on.
+$(BUILD)/images/stock-root.img: guest-images/init.sh guest-images/mkinitramfs.sh \
+		tests/e2e/guest/stock-root.sh tests/e2e/disk-root/marker | $(DEPS)
+	rm -rf $@.d
+	guest-images/mkinitramfs.sh --dir $@.d --test tests/e2e/guest/stock-root.sh \
+		--add tests/e2e/disk-root/marker:/etc/stock-root-marker
+	guest-images/mkdisk.sh $@.d $@ 16M
+	rm -rf $@.d
 
 # An ext4 image for the virtio-blk end-to-end case.
 $(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)

@@ -246,13 +246,19 @@ during_end() {
 
 # A case boots a host of its own when it needs one (a host disk, a kill
 # at a console line); the others share one boot per batch key: the host
-# kind (--aia) and the --guest-add files (added to every guest image).
+# kind (--aia), its kernel (--host-kernel stock: "stock-plic", "stock-aia")
+# and the --guest-add files (added to every guest image).
 batch_key() {
 	local opts=" $1 " key=plic w prev=
 	case "$opts" in *" --disk "* | *" --kill-on "* | *" --hostfwd "*)
 		echo alone; return ;;
 	esac
 	case "$opts" in *" --aia "*) key=aia ;; esac
+	for w in $opts; do
+		[ "$prev" = --host-kernel ] && [ "$w" != rvkvm ] && key="$w-$key"
+		prev=$w
+	done
+	prev=
 	for w in $opts; do
 		[ "$prev" = --guest-add ] && key+=" $w"
 		prev=$w
@@ -299,7 +305,7 @@ batch_lanes() {
 batch_opts() {
 	local dir=$1 name w prev src dest idx nfiles=0 opts
 	local -A file_idx=() guest_tests=() guest_adds=()
-	local aia=
+	local aia= host_kernel=
 	shift
 	mkdir -p "$dir/files"
 	batch_lanes "$@" >"$dir/list"
@@ -322,12 +328,13 @@ batch_opts() {
 				echo "$idx ${dest#/rvkvm/}" >>"$dir/$name.files" ;;
 			--guest-test) guest_tests[$w]=1 ;;
 			--guest-add) guest_adds[$w]=1 ;;
+			--host-kernel) host_kernel="--host-kernel $w" ;;
 			esac
 			[ "$w" = --aia ] && aia=--aia
 			prev=$w
 		done
 	done
-	opts="$aia --add $dir:/rvkvm/batch --lkvm"
+	opts="$aia $host_kernel --add $dir:/rvkvm/batch --lkvm"
 	for w in "${!guest_tests[@]}"; do opts+=" --guest-test $w"; done
 	for w in "${!guest_adds[@]}"; do opts+=" --guest-add $w"; done
 	echo "$opts"
