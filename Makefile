@@ -37,6 +37,27 @@ FUZZ_OBJS  := $(CORE_SRCS:%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
 	       -fno-sanitize-recover=all
 
+# Building on the board: on a riscv64 machine (uname -m) lkvm is built with
+# its own gcc against the distribution's libraries, linked dynamically, with
+# no cross toolchain and no sysroot; 'make deps' only checks that the
+# Debian packages of BOARD_PKGS are there.  BUILD_MACHINE=x86_64 forces the
+# cross build.
+BUILD_MACHINE ?= $(shell uname -m)
+BOARD_PKGS := gcc make pkg-config libfdt-dev zlib1g-dev liburing-dev \
+	      libseccomp-dev
+PKG_CONFIG ?= pkg-config
+# libfdt-dev ships no .pc file.
+BOARD_PCS  := zlib liburing libseccomp
+
+ifeq ($(BUILD_MACHINE),riscv64)
+CROSS      :=
+RV_CC      := gcc
+RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -pthread \
+	      -fstack-protector-strong -D_FORTIFY_SOURCE=2 \
+	      $(shell $(PKG_CONFIG) --cflags $(BOARD_PCS) 2>/dev/null)
+RV_LDFLAGS := -pthread
+RV_LIBS    := -lfdt $(shell $(PKG_CONFIG) --libs $(BOARD_PCS) 2>/dev/null)
+else
 # riscv64 static builds: libc from Debian 12's cross toolchain, libfdt,
 # zlib, liburing, libseccomp and Linux 6.12 uapi headers from the trixie
 # sysroot.
@@ -47,16 +68,27 @@ RV_CFLAGS  := $(CSTD) $(WARN) -O2 -g -static -pthread \
 	      -isystem $(SYSROOT)/usr/include
 RV_LDFLAGS := -static -pthread -L$(SYSROOT)/usr/lib/riscv64-linux-gnu
 RV_LIBS    := -lfdt -lz -luring -lseccomp
+endif
 LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check fuzz-campaign format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root \
+	fuzz fuzz-check fuzz-campaign format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root stock-kernel \
 	distclean install
 
 all: lkvm kernel images
 
+ifeq ($(BUILD_MACHINE),riscv64)
+# On the board: the headers and libraries lkvm needs, or the apt-get line.
+deps:
+	@command -v $(RV_CC) >/dev/null && \
+	 $(PKG_CONFIG) --exists $(BOARD_PCS) 2>/dev/null && \
+	 echo '#include <libfdt.h>' | $(RV_CC) -E -x c - >/dev/null 2>&1 || \
+	 { echo "deps: building lkvm on riscv64 needs Debian's $(BOARD_PKGS);" \
+		"as root run: apt-get install $(BOARD_PKGS)" >&2; exit 2; }
+else
 deps:
 	@scripts/deps.sh
+endif
 
 sysroot:
 	@scripts/sysroot.sh
@@ -89,7 +121,8 @@ riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
 	     $(BM_IMAGES) $(BUILD)/images/extra.cpio \
 	     $(BUILD)/riscv64/ctl-peer \
 	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root \
-	     $(BUILD)/riscv64/dns-stub $(BUILD)/riscv64/vsock-peer kvm-selftests
+	     $(BUILD)/riscv64/dns-stub $(BUILD)/riscv64/vsock-peer kvm-selftests \
+	     stock-kernel $(BUILD)/images/stock-root.img
 
 # The KVM selftests of kernel-patches/, built in the patched kernel tree.
 kvm-selftests: $(BUILD)/riscv64/kvm-selftests/plic_test
@@ -108,6 +141,25 @@ PASST_ROOT := $(BUILD)/images/passt-root/usr/bin/passt
 passt-root: $(PASST_ROOT)
 $(PASST_ROOT): scripts/passt-root.sh scripts/riscv64-passt-packages.txt | $(DEPS)
 	scripts/passt-root.sh $(BUILD)/images/passt-root
+
+# Debian's stock riscv64 kernel (pinned in scripts/riscv64-stock-kernel.txt)
+# and its modules, for the e2e cases on a stock host and with a stock guest
+# (scripts/stock-kernel.sh, run-host.sh --host-kernel stock).
+STOCK_KERNEL := $(BUILD)/stock-kernel/Image
+stock-kernel: $(STOCK_KERNEL)
+$(STOCK_KERNEL): scripts/stock-kernel.sh scripts/riscv64-stock-kernel.txt \
+		scripts/sysroot.sh | $(DEPS)
+	scripts/stock-kernel.sh $(BUILD)/stock-kernel
+
+# A root file system on ext4 for the stock guest (lkvm-stock-guest): busybox,
+# /init and a test that reports the root it runs on.
+$(BUILD)/images/stock-root.img: guest-images/init.sh guest-images/mkinitramfs.sh \
+		tests/e2e/guest/stock-root.sh tests/e2e/disk-root/marker | $(DEPS)
+	rm -rf $@.d
+	guest-images/mkinitramfs.sh --dir $@.d --test tests/e2e/guest/stock-root.sh \
+		--add tests/e2e/disk-root/marker:/etc/stock-root-marker
+	guest-images/mkdisk.sh $@.d $@ 16M
+	rm -rf $@.d
 
 # An ext4 image for the virtio-blk end-to-end case.
 $(BUILD)/images/test-disk.img: $(wildcard tests/e2e/disk-root/*)
@@ -215,7 +267,8 @@ bench: $(DEPS) kernel lkvm passt-root
 run-host: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm
 
-# Install lkvm (the static riscv64 binary) and its man page: PREFIX
+# Install lkvm (the static riscv64 binary; built on the board, the dynamic
+# one) and its man page: PREFIX
 # (default /usr/local), or BINDIR and MANDIR; DESTDIR for a staging root.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -234,4 +287,7 @@ distclean: clean
 
 .SECONDARY:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Not build/board: the riscv64 chroot of the board suite (its /etc/*.d, its
+# own build tree).
+-include $(shell find $(BUILD) -path $(BUILD)/board -prune -o \
+	-name '*.d' -type f -print 2>/dev/null)

@@ -56,12 +56,41 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 exec </dev/console >/dev/console 2>&1
 
-role=guest
+role=guest root=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	rvkvm.role=*) role=${arg#rvkvm.role=} ;;
+	rvkvm.root=*) root=${arg#rvkvm.root=} ;;
 	esac
 done
+
+# A kernel with its drivers as modules (Debian's stock kernel: KVM, vhost
+# and tun in the host; virtio-blk and ext4 in a guest): those named in
+# /etc/modules, each with what it needs (modprobe reads modules.dep).
+if [ -s /etc/modules ]; then
+	for m in $(cat /etc/modules); do
+		modprobe "$m" || echo "rvkvm-init: modprobe $m failed"
+	done
+	echo "rvkvm-init: modules loaded:" $(cut -d' ' -f1 /proc/modules)
+fi
+
+# rvkvm.root=DEV: the root is a disk (its driver a module loaded above):
+# mount it and run its /init, once (there / is DEV).
+if [ -n "$root" ] && [ "$(awk '$2 == "/" { print $1 }' /proc/mounts | tail -1)" != "$root" ]; then
+	i=0
+	while [ ! -b "$root" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mkdir -p /newroot
+	if mount "$root" /newroot; then
+		umount /tmp /sys
+		mount --move /dev /newroot/dev
+		umount /proc
+		exec switch_root /newroot /init
+	fi
+	echo "rvkvm-init: cannot mount the root $root"
+fi
 hostname "rvkvm-$role"
 ip link set lo up
 

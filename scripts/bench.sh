@@ -62,9 +62,10 @@ want blk && bench "virtio-blk throughput and exits per MiB" \
 	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-blk.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-blk.sh"
-# lkvm's tap and user-mode network (passt) and, if KVMTOOL names a riscv64
+# lkvm's tap and user-mode network (passt, and passt over vhost-user with
+# -n mode=user,vhost=1) and, if KVMTOOL names a riscv64
 # kvmtool binary, kvmtool's user-mode network, in turns on one AIA host.
-want net && bench "guest to host TCP: lkvm tap and user-mode${KVMTOOL:+, kvmtool user-mode}" \
+want net && bench "guest to host TCP: lkvm tap, user-mode and user-mode vhost=1${KVMTOOL:+, kvmtool user-mode}" \
 	--aia "${kvmtool_add[@]}" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-net.sh"

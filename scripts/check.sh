@@ -2,9 +2,12 @@
 # check.sh [SUITE...]: build what each suite needs, run it and count every
 # test.  Suites, in this order by default: format (clang-format, one test),
 # scripts (kernel build machinery on fixtures, image recipes, the bench
-# tables on a made-up log, the include layers of docs/architecture.md),
-# unit (native cmocka under ASan+UBSan), fuzz (short libFuzzer runs), e2e (boots in the
-# emulated host; builds the kernel first).  The native suites run before the
+# tables on a made-up log, the include layers of docs/architecture.md,
+# make install, the Makefile's cross or board build),
+# unit (native cmocka under ASan+UBSan), fuzz (short libFuzzer runs), board
+# (lkvm built, installed and run, and the unit tests, natively in a riscv64
+# chroot under qemu-user), e2e (boots in the emulated host; builds the
+# kernel first).  The native suites run before the
 # kernel is built, so a broken unit test shows in seconds.  A build that
 # fails counts as one failure and its suite does not run.  Ends with
 # "N passed, N failed, N skipped"; exit 1 on failure.  Run by 'make check'
@@ -13,7 +16,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RVKVM_TOP"
 
-suites=${*:-format scripts unit fuzz e2e}
+suites=${*:-format scripts unit fuzz board e2e}
 # make check-quick: fewer fuzz runs, the e2e cases of cases-quick.
 if [ -n "${CHECK_QUICK:-}" ]; then
 	: "${FUZZ_RUNS:=2000}" "${E2E_CASES:=tests/e2e/cases-quick}"
@@ -115,7 +118,7 @@ suite_format() {
 }
 
 suite_scripts() {
-	stage "check: kernel build machinery, image recipes, bench tables, include layers, make install"
+	stage "check: kernel build machinery, image recipes, bench tables, include layers, make install, the board build's make"
 	tests/kernel/test-kernel-scripts.sh >"$logs/scripts.log" 2>&1
 	collect scripts "$logs/scripts.log" >/dev/null
 	tests/images/test-images.sh >"$logs/images.log" 2>&1
@@ -126,6 +129,8 @@ suite_scripts() {
 	collect layers-test "$logs/layers-test.log" >/dev/null
 	tests/install/test-install.sh >"$logs/install.log" 2>&1
 	collect install "$logs/install.log" >/dev/null
+	tests/native/test-board-make.sh >"$logs/board-make.log" 2>&1
+	collect board-make "$logs/board-make.log" >/dev/null
 	if scripts/layers.sh >"$logs/layers.log" 2>&1; then
 		record PASS layers
 	else
@@ -176,6 +181,17 @@ suite_fuzz() {
 			record FAIL "fuzz/$name" "see $logs/fuzz-$name.log"
 		fi
 	done
+	step_done
+}
+
+suite_board() {
+	local log=$logs/board.log
+	stage "check: lkvm built on riscv64 natively (a trixie riscv64 chroot, qemu-user)"
+	tests/native/test-native-build.sh >"$log" 2>&1
+	collect board "$log" >/dev/null
+	# Why the chroot could not be made, in one line.
+	grep '^error: ' "$log" | sed 's/^/  /' >&2
+	grep '^chroot run: ' "$log"
 	step_done
 }
 
@@ -230,13 +246,19 @@ during_end() {
 
 # A case boots a host of its own when it needs one (a host disk, a kill
 # at a console line); the others share one boot per batch key: the host
-# kind (--aia) and the --guest-add files (added to every guest image).
+# kind (--aia), its kernel (--host-kernel stock: "stock-plic", "stock-aia")
+# and the --guest-add files (added to every guest image).
 batch_key() {
 	local opts=" $1 " key=plic w prev=
 	case "$opts" in *" --disk "* | *" --kill-on "* | *" --hostfwd "*)
 		echo alone; return ;;
 	esac
 	case "$opts" in *" --aia "*) key=aia ;; esac
+	for w in $opts; do
+		[ "$prev" = --host-kernel ] && [ "$w" != rvkvm ] && key="$w-$key"
+		prev=$w
+	done
+	prev=
 	for w in $opts; do
 		[ "$prev" = --guest-add ] && key+=" $w"
 		prev=$w
@@ -283,7 +305,7 @@ batch_lanes() {
 batch_opts() {
 	local dir=$1 name w prev src dest idx nfiles=0 opts
 	local -A file_idx=() guest_tests=() guest_adds=()
-	local aia=
+	local aia= host_kernel=
 	shift
 	mkdir -p "$dir/files"
 	batch_lanes "$@" >"$dir/list"
@@ -306,12 +328,13 @@ batch_opts() {
 				echo "$idx ${dest#/rvkvm/}" >>"$dir/$name.files" ;;
 			--guest-test) guest_tests[$w]=1 ;;
 			--guest-add) guest_adds[$w]=1 ;;
+			--host-kernel) host_kernel="--host-kernel $w" ;;
 			esac
 			[ "$w" = --aia ] && aia=--aia
 			prev=$w
 		done
 	done
-	opts="$aia --add $dir:/rvkvm/batch --lkvm"
+	opts="$aia $host_kernel --add $dir:/rvkvm/batch --lkvm"
 	for w in "${!guest_tests[@]}"; do opts+=" --guest-test $w"; done
 	for w in "${!guest_adds[@]}"; do opts+=" --guest-add $w"; done
 	echo "$opts"

@@ -5,6 +5,13 @@
 #
 #   --aia             give the host an AIA (APLIC + IMSIC) instead of a PLIC
 #                     (QEMU 10 or newer)
+#   --host-kernel K   the host's kernel: "rvkvm" (default: build/kernel/Image,
+#                     everything built in) or "stock" (Debian's riscv64
+#                     kernel, 'make stock-kernel': its KVM, tun, vhost-net
+#                     and vhost-vsock modules go into the host image and its
+#                     /init loads them); the host's command line says
+#                     rvkvm.host-kernel=K.  lkvm's guests keep the rvkvm
+#                     kernel (/rvkvm/Image) either way
 #   --test SCRIPT     run SCRIPT in the host instead of a shell; the exit
 #                     status of run-host.sh is then SCRIPT's exit status
 #   --interactive     with --test: SCRIPT gets this terminal (make run)
@@ -49,12 +56,13 @@ usage() {
 	exit 2
 }
 
-aia=0 lkvm=0 interactive=0 test= timeout=300 log= append= smp=2 mem=2G
+aia=0 host_kernel=rvkvm lkvm=0 interactive=0 test= timeout=300 log= append= smp=2 mem=2G
 disk= kill_on= hostfwd=
-adds=() guest_tests=() guest_adds=()
+adds=() guest_tests=() guest_adds=() host_adds=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--aia) aia=1; shift ;;
+	--host-kernel) host_kernel=$2; shift 2 ;;
 	--test) test=$2; shift 2 ;;
 	--add) adds+=(--add "$2"); shift 2 ;;
 	--lkvm) lkvm=1; shift ;;
@@ -76,6 +84,19 @@ done
 
 kernel=$RVKVM_BUILD/kernel/Image
 [ -f "$kernel" ] || { echo "run-host: no kernel at $kernel (run 'make kernel')" >&2; exit 2; }
+case "$host_kernel" in
+rvkvm) host_image=$kernel ;;
+stock)
+	stock=$RVKVM_BUILD/stock-kernel
+	host_image=$stock/Image
+	[ -f "$host_image" ] && [ -f "$stock/host-modules/etc/modules" ] ||
+		{ echo "run-host: no stock kernel in $stock (run 'make stock-kernel')" >&2; exit 2; }
+	# Added last (below): /lib may come from passt-root first, and an
+	# --add of a directory onto one that exists lands inside it.
+	host_adds=(--add "$stock/host-modules/lib/modules:/lib/modules"
+		--add "$stock/host-modules/etc/modules:/etc/modules") ;;
+*) echo "run-host: --host-kernel is rvkvm or stock, not $host_kernel" >&2; exit 2 ;;
+esac
 [ -z "$test" ] || [ -f "$test" ] || { echo "run-host: no test script $test" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rvkvm-host.XXXXXX")
@@ -99,8 +120,8 @@ for g in "${guest_tests[@]}"; do
 		${guest_adds[@]+"${guest_adds[@]}"}
 	adds+=(--add "$work/$name:/rvkvm/$name")
 done
-"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" "${adds[@]}" \
-	${test:+--test "$test"}
+"$RVKVM_TOP/guest-images/mkinitramfs.sh" -o "$initrd" ${adds[@]+"${adds[@]}"} \
+	${host_adds[@]+"${host_adds[@]}"} ${test:+--test "$test"}
 
 # QEMU 10 (smaia/ssaia; QEMU 7.2 called them x-smaia/x-ssaia).  The host
 # learns which interrupt controller it was given from rvkvm.irqchip=.
@@ -110,9 +131,10 @@ if [ $aia -eq 1 ]; then
 	cpu=rv64,smaia=true,ssaia=true
 	irqchip=aia
 fi
-cmdline="console=ttyS0 earlycon=sbi rvkvm.role=host rvkvm.irqchip=$irqchip panic=-1 $append"
+cmdline="console=ttyS0 earlycon=sbi rvkvm.role=host rvkvm.irqchip=$irqchip"
+cmdline+=" rvkvm.host-kernel=$host_kernel panic=-1 $append"
 qemu=(qemu-system-riscv64 -M "$machine" -cpu "$cpu" -smp "$smp" -m "$mem"
-	-nographic -no-reboot -kernel "$kernel" -initrd "$initrd"
+	-nographic -no-reboot -kernel "$host_image" -initrd "$initrd"
 	-append "$cmdline")
 if [ -n "$disk" ]; then
 	mkdir -p "$(dirname "$disk")"

@@ -1,5 +1,6 @@
 #!/bin/bash
-# sysroot.sh [--list FILE --name NAME] [--update-pins]: build the riscv64
+# sysroot.sh [--list FILE --name NAME] [--update-pins [--pin-from META]]
+# [--repin CMD]: build the riscv64
 # sysroot from Debian trixie riscv64 packages listed, with pinned versions,
 # in scripts/riscv64-packages.txt.  --list and --name unpack another pinned
 # list (scripts/riscv64-fio-packages.txt: fio for the bench guest) the same
@@ -9,18 +10,27 @@
 # machine's own apt configuration is never touched.  The mirror is the one
 # the machine's apt sources already use.  The sysroot is cached under
 # $RVKVM_CACHE/sysroot/<hash of the package list> and linked as build/sysroot.
-# --update-pins rewrites the list with the versions the mirror has now.
+# --update-pins rewrites the list with the versions the mirror has now;
+# with --pin-from META the list's one line becomes the package META (a
+# metapackage) depends on first, at its version (the stock kernel's list).
+# A pin the mirror no longer has is one line naming the package and what
+# the mirror offers; --repin names the command that re-pins (the default:
+# this script's --update-pins).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 list=$RVKVM_TOP/scripts/riscv64-packages.txt
 name=sysroot
 update_pins=0
+pin_from=
+repin="scripts/sysroot.sh --update-pins"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--list) list=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
 	--update-pins) update_pins=1; shift ;;
+	--pin-from) pin_from=$2; shift 2 ;;
+	--repin) repin=$2; shift 2 ;;
 	*) die "sysroot.sh: unknown option $1" ;;
 	esac
 done
@@ -54,6 +64,18 @@ if [ $update_pins -eq 1 ]; then
 	apt_update
 	tmp=$(mktemp)
 	grep '^#' "$list" >"$tmp"
+	if [ -n "$pin_from" ]; then
+		ver=$(apt-cache "${apt_opts[@]}" policy "$pin_from" | awk '/Candidate:/ { print $2 }')
+		[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "package $pin_from not found in $suite riscv64"
+		# "Depends: NAME (= VERSION), ...": its first package and version.
+		apt-cache "${apt_opts[@]}" show "$pin_from=$ver" |
+			sed -n 's/^Depends: \([^ ,]*\) (= \([^)]*\)).*/\1 \2/p' |
+			head -1 | grep . >>"$tmp" ||
+			die "$pin_from $ver depends on no package at an exact version"
+		mv "$tmp" "$list"
+		echo "$name: pin updated in ${list#"$RVKVM_TOP"/}: $(packages)"
+		exit 0
+	fi
 	packages | while read -r pkg _; do
 		ver=$(apt-cache "${apt_opts[@]}" policy "$pkg" | awk '/Candidate:/ { print $2 }')
 		[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "package $pkg not found in $suite riscv64"
@@ -81,9 +103,15 @@ packages | while read -r pkg ver; do
 	if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$ver" ]; then
 		if ! (cd "$apt_dir/cache/archives" &&
 		      apt-get "${apt_opts[@]}" download "$pkg=$ver" >"$apt_dir/download.log" 2>&1); then
-			cat "$apt_dir/download.log" >&2
 			avail=$(apt-cache "${apt_opts[@]}" policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')
-			die "download of $pkg $ver failed (mirror offers ${avail:-nothing}; 'scripts/sysroot.sh --update-pins' re-pins)"
+			[ "$avail" != "(none)" ] || avail=
+			# The archive lacks the pin: one line says so.  Another
+			# failure (the network) shows apt's own words first.
+			if [ "$avail" = "$ver" ]; then
+				cat "$apt_dir/download.log" >&2
+				die "$name: download of $pkg $ver failed"
+			fi
+			die "$name: the archive has no $pkg $ver (it offers ${avail:-no version of it}; '$repin' re-pins)"
 		fi
 		deb=$(ls "$apt_dir/cache/archives/${pkg}_"*.deb | head -1)
 	fi

@@ -17,9 +17,11 @@
 
 static uint64_t core_offered(const struct virtio_core *c)
 {
+	uint64_t ring = VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) |
+			VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+
 	return c->dev.features | VIRTIO_BIT(VIRTIO_F_VERSION_1) |
-	       VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) |
-	       VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+	       (ring & ~c->dev.withheld);
 }
 
 static void core_update_irq(struct virtio_core *c)

@@ -374,6 +374,7 @@ int virtio_net_init(struct virtio_net *net, const struct dev_res *res,
 	memset(net, 0, sizeof(*net));
 	net->be = *be;
 	dev.features = net_features(be);
+	dev.withheld = be->no_features;
 	net_config_init(net);
 	net->tx_buf = malloc(VIRTIO_NET_FRAME_MAX);
 	if (!net->tx_buf)

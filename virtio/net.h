@@ -158,8 +158,12 @@ struct virtio_net_backend {
 	const struct virtio_net_backend_ops *ops;
 	void *opaque;
 	uint8_t mac[VIRTIO_NET_MAC_LEN];
-	bool offloads;	      /* offer the checksum/TSO offload features */
-	uint64_t no_features; /* feature bits not to offer (vhost lacks) */
+	bool offloads; /* offer the checksum/TSO offload features */
+	/*
+	 * Feature bits not to offer (a ring back-end lacks them), device or
+	 * transport (INDIRECT_DESC, EVENT_IDX; never VERSION_1).
+	 */
+	uint64_t no_features;
 };
 
 /* Counters, updated under vm.lock. */

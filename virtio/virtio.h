@@ -81,7 +81,12 @@ struct virtio_dev {
 	const struct virtio_dev_ops *ops;
 	void *opaque; /* passed to every op */
 	uint32_t device_id;
-	uint64_t features;	 /* device-type bits, offered as is */
+	uint64_t features; /* device-type bits, offered as is */
+	/*
+	 * Transport bits (INDIRECT_DESC, EVENT_IDX) not to offer: a ring
+	 * back-end in another process that lacks them.  VERSION_1 stays.
+	 */
+	uint64_t withheld;
 	unsigned int num_queues; /* 1 .. VIRTIO_MMIO_MAX_QUEUES */
 	uint32_t queue_num_max;	 /* power of 2, <= VIRTQ_MAX_SIZE */
 	uint32_t config_size;	 /* bytes, <= VIRTIO_MMIO_CONFIG_MAX */

@@ -74,7 +74,11 @@ struct nic_config {
 	char script[CONFIG_PATH_MAX]; /* "none" = lkvm sets host_ip */
 	char downscript[CONFIG_PATH_MAX];
 	enum virtio_transport transport; /* trans=; DEFAULT: the global */
-	bool vhost; /* vhost=1 (tap only): the rings served by vhost-net */
+	/*
+	 * vhost=1: the rings served by vhost-net (mode=tap) or by passt's
+	 * vhost-user back-end (mode=user).
+	 */
+	bool vhost;
 	struct nic_fwd fwd[CONFIG_MAX_FWDS];
 	unsigned int nr_fwd;
 };
@@ -147,7 +151,10 @@ struct vm_config {
 	unsigned int nr_nics;
 	struct share_config shares[CONFIG_MAX_SHARES];
 	unsigned int nr_shares;
-	/* --fs: guest RAM is then a memfd the daemon maps (shmem.h). */
+	/*
+	 * --fs (and -n mode=user,vhost=1): guest RAM is then a memfd the
+	 * daemon maps (shmem.h, config_vhost_user()).
+	 */
 	struct fs_config fs[CONFIG_MAX_FS];
 	unsigned int nr_fs;
 	/* -d DIR: the guest's root is a share tagged /dev/root. */
@@ -215,6 +222,18 @@ static inline bool config_isa_hidden(const struct vm_config *cfg,
 {
 	return isa_ext_test(cfg->disable_isa, id) ||
 	       (cfg->cpu_min && !isa_ext_test(cfg->min_isa, id));
+}
+
+/*
+ * A vhost-user back-end (virtiofsd for --fs, passt for -n
+ * mode=user,vhost=1) maps guest RAM: it must be a shareable memfd.
+ */
+static inline bool config_vhost_user(const struct vm_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->nr_nics; i++)
+		if (cfg->nics[i].mode == NIC_MODE_USER && cfg->nics[i].vhost)
+			return true;
+	return cfg->nr_fs != 0;
 }
 
 #endif

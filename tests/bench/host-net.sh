@@ -2,7 +2,9 @@
 # Runs in the emulated host (scripts/bench.sh): guest -> host TCP
 # throughput, 16 MiB pushed by the guest with busybox nc to a busybox nc
 # listening in the host, over lkvm's virtio-net with a tap, with lkvm's
-# user-mode network (passt) and, if ./kvmtool is there, with kvmtool's
+# user-mode network (passt: frames through lkvm's socket, and with
+# vhost=1 passt's own vhost-user back-end on the guest's rings) and, if
+# ./kvmtool is there, with kvmtool's
 # user-mode network (its uip), in turns, 3 rounds.  Timed in the host from
 # the first byte to the last (the 16 MiB-th, or the last before the VMM
 # exited).  Prints "BENCH name value unit".
@@ -63,6 +65,8 @@ for round in 1 2 3; do
 	run "lkvm-tap-r$round" ./lkvm run -k Image -i $img -m 256 -c 1 \
 		-p rvkvm.net=static -n mode=tap,tapif=benchtap0
 	run "lkvm-user-r$round" ./lkvm run -k Image -i $img -m 256 -c 1
+	run "lkvm-user-vhost-r$round" ./lkvm run -k Image -i $img -m 256 -c 1 \
+		-n mode=user,vhost=1
 	[ -x ./kvmtool ] && run "kvmtool-user-r$round" ./kvmtool run -k Image \
 		-i $img -m 256 -c 1 --virtio-transport mmio -p console=ttyS0 \
 		-n mode=user

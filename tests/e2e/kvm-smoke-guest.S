@@ -11,6 +11,8 @@ smoke_guest_start:
 	li	a7, 0x01
 	li	a0, 'K'
 	ecall
+	/* what it returned, for kvm-smoke to read at the next exit */
+	mv	s1, a0
 	/* SBI DBCN write_byte('V') */
 	li	a7, 0x4442434e
 	li	a6, 2

@@ -6,8 +6,14 @@
 # plic still works.  On a PLIC host (whose kernel has rvkvm's in-kernel
 # PLIC, kernel-patches/): auto takes KVM's PLIC (the guest sees the same
 # PLIC node, virtio interrupts arrive), plic and kernel-plic work when
-# asked for, and aia fails with one line and status 1.
+# asked for, and aia fails with one line and status 1.  On Debian's stock
+# kernel (the host's command line says rvkvm.host-kernel=stock), which has
+# no in-kernel PLIC: auto and --disable-ssaia take lkvm's own PLIC, and
+# kernel-plic fails with one line and status 1.
 . ./lib.sh
+
+stock=0
+grep -q 'rvkvm.host-kernel=stock' /proc/cmdline && stock=1
 
 # The host's own device tree: an IMSIC means an AIA host (node names
 # differ between QEMU versions, compatibles do not).
@@ -39,8 +45,36 @@ if cat /proc/device-tree/soc/*/compatible | tr '\0' '\n' |
 	lkvm /tmp/nossaia.log --debug --disable-ssaia -k Image \
 		-i guest-irqchip.cpio.gz -m 128 -c 1
 	t disable-ssaia-status [ $rc -eq 0 ]
-	t disable-ssaia-takes-kernel-plic has "irqchip: kernel-plic" \
-		/tmp/nossaia.log
+	if [ $stock -eq 1 ]; then
+		t disable-ssaia-takes-plic has \
+			"irqchip: plic (the host's KVM: in-kernel AIA yes, in-kernel PLIC no)" \
+			/tmp/nossaia.log
+	else
+		t disable-ssaia-takes-kernel-plic has "irqchip: kernel-plic" \
+			/tmp/nossaia.log
+	fi
+elif [ $stock -eq 1 ]; then
+	lkvm /tmp/auto.log --debug --rng -k Image -i guest-irqchip.cpio.gz \
+		-m 128 -c 2
+	t auto-status [ $rc -eq 0 ]
+	t auto-takes-plic has \
+		"irqchip: plic (the host's KVM: in-kernel AIA no, in-kernel PLIC no)" \
+		/tmp/auto.log
+	t plic-guest-has-plic has "guest-irqchip: plic" /tmp/auto.log
+	t plic-guest-rng has "guest-rng-bytes: 4096" /tmp/auto.log
+	t plic-virtio-irq-counted has "guest-virtio-irqs: [1-9]" /tmp/auto.log
+
+	lkvm /tmp/kplic.log --irqchip kernel-plic -k Image \
+		-i guest-irqchip.cpio.gz -m 128 -c 1
+	t kernel-plic-refused-status [ $rc -eq 1 ]
+	t kernel-plic-refused-one-line \
+		[ "$(grep -c 'lkvm: error' /tmp/kplic.log)" -eq 1 ]
+	t kernel-plic-refused-says-why has "no in-kernel PLIC" /tmp/kplic.log
+
+	lkvm /tmp/aia.log --irqchip aia -k Image -i guest-irqchip.cpio.gz \
+		-m 128 -c 1
+	t aia-on-plic-host-status [ $rc -eq 1 ]
+	t aia-on-plic-host-says-why has "no in-kernel AIA" /tmp/aia.log
 else
 	lkvm /tmp/auto.log --debug --rng -k Image -i guest-irqchip.cpio.gz \
 		-m 128 -c 1

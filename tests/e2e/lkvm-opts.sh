@@ -88,14 +88,14 @@ t tty-not-on-stdout lacks "guest-opts-cpus" /tmp/tty.out
 lkvm /tmp/step.log -k Image -m 64 --debug-single-step
 t single-step-status [ $rc -eq 1 ]
 t single-step-named has "cannot single-step" /tmp/step.log
-# Refused at parse time (status 2): the host's own vsock CID; vhost-net
-# away from a tap (passt has its own socket).
+# Refused at parse time (status 2): the host's own vsock CID; passt's
+# vhost-user back-end on hugetlbfs RAM (it maps a sealed memfd).
 lkvm /tmp/vsock.log -k Image --vsock 2
 t vsock-host-cid-status [ $rc -eq 2 ]
 t vsock-host-cid-named has "lkvm: error: --vsock 2: a guest's CID is 3 to 4294967294" /tmp/vsock.log
-lkvm /tmp/vhost.log -k Image -n mode=user,vhost=1
+lkvm /tmp/vhost.log -k Image -n mode=user,vhost=1 --hugetlbfs /dev/hugepages
 t vhost-status [ $rc -eq 2 ]
-t vhost-named has "vhost=1 needs mode=tap" /tmp/vhost.log
+t vhost-named has "cannot be combined with -n mode=user,vhost=1" /tmp/vhost.log
 
 # seccomp: the test hook makes one forbidden call after the filter loads.
 export LKVM_TEST_SECCOMP_VIOLATION=1

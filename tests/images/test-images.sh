@@ -21,6 +21,14 @@ t initramfs-missing-add-fails test $? -ne 0
 t initramfs-missing-add-named grep -q "$tmp/missing does not exist" "$tmp/err"
 t initramfs-missing-add-no-output test ! -e "$tmp/bad.cpio.gz"
 
+# --dir: the same tree, not archived (a disk's root).
+"$top/guest-images/mkinitramfs.sh" --dir "$tmp/d" --add "$tmp/payload:/etc/payload" \
+	--test "$tmp/test.sh"
+t initramfs-dir-has-init diff -q "$top/guest-images/init.sh" "$tmp/d/init"
+t initramfs-dir-has-busybox test -x "$tmp/d/bin/busybox"
+t initramfs-dir-has-added-file diff -q "$tmp/payload" "$tmp/d/etc/payload"
+t initramfs-dir-has-test-script diff -q "$tmp/test.sh" "$tmp/d/rvkvm/test"
+
 mkdir -p "$tmp/root/etc"
 echo "disk-content-42" >"$tmp/root/etc/marker"
 "$top/guest-images/mkdisk.sh" "$tmp/root" "$tmp/disk.img" 16M

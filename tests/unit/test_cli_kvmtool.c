@@ -103,6 +103,8 @@ CHECK(net_tap, c->nr_nics == 1 && c->nics[0].mode == NIC_MODE_TAP)
 CHECK(net_none, c->nr_nics == 0 && c->no_net)
 CHECK(net_vhost,
       c->nr_nics == 1 && c->nics[0].mode == NIC_MODE_TAP && c->nics[0].vhost)
+CHECK(net_user_vhost, c->nr_nics == 1 && c->nics[0].mode == NIC_MODE_USER &&
+			      c->nics[0].vhost && config_vhost_user(c))
 CHECK(net_tapif, !strcmp(c->nics[0].tapif, "tap7"))
 CHECK(net_ips, !strcmp(c->nics[0].guest_ip, "10.0.0.2") &&
 		       !strcmp(c->nics[0].host_ip, "10.0.0.1"))
@@ -271,9 +273,13 @@ static const struct row rows[] = {
 	{ "-n vhost=1", { "-n", "mode=tap,vhost=1" }, OK, net_vhost },
 	{ "-n mode=user,vhost=1",
 	  { "-n", "mode=user,vhost=1" },
+	  OK,
+	  net_user_vhost },
+	{ "-n mode=user,vhost=1 --hugetlbfs",
+	  { "-n", "mode=user,vhost=1", "--hugetlbfs", "/dev/hugepages" },
 	  REFUSED,
 	  NULL,
-	  "vhost=1 needs mode=tap" },
+	  "cannot be combined with -n mode=user,vhost=1" },
 	{ "-n mq=1", { "-n", "mode=tap,mq=1" }, OK, net_tap },
 	{ "-n mq=4",
 	  { "-n", "mode=tap,mq=4" },

@@ -106,14 +106,12 @@ static void test_bad_values(void **state)
 	refused("guest_ip=", "guest_ip=");
 	refused("tapif=0123456789abcdef", "tapif=0123456789abcdef");
 	refused("trans=usb", "trans=usb");
-	refused("mode=user,vhost=1", "vhost=1");
-	refused("vhost=1,mode=user", "vhost=1");
 	refused("mode=tap,vhost=2", "vhost=2");
 	refused("mode=tap,vhost=", "vhost=");
 	refused("mode=tap,,", "");
 }
 
-/* vhost=1: the tap's rings served by vhost-net; refused for passt. */
+/* vhost=1: vhost-net on a tap, passt's vhost-user back-end in user mode. */
 static void test_vhost(void **state)
 {
 	(void)state;
@@ -128,8 +126,14 @@ static void test_vhost(void **state)
 	assert_false(nic.vhost);
 	assert_int_equal(parse("mode=user,vhost=0"), 0);
 	assert_false(nic.vhost);
-	/* The reason names the problem; other values are only invalid. */
-	assert_non_null(strstr(netopt_unsupported("vhost=1", 7), "mode=tap"));
+	assert_int_equal(parse("mode=user,vhost=1"), 0);
+	assert_true(nic.vhost);
+	assert_int_equal(nic.mode, NIC_MODE_USER);
+	assert_int_equal(parse("vhost=1,mode=user,fwd=tcp:2222:22"), 0);
+	assert_true(nic.vhost);
+	assert_int_equal(nic.nr_fwd, 1);
+	/* Both values are lkvm's; other values are only invalid. */
+	assert_null(netopt_unsupported("vhost=1", 7));
 	assert_null(netopt_unsupported("vhost=2", 7));
 	assert_null(netopt_unsupported("vhost=10", 8));
 	assert_non_null(netopt_unsupported("mq=4", 4));

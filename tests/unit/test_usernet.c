@@ -76,6 +76,30 @@ static void test_argv_everything(void **state)
 		   "--no-dhcp -t 2222:22 -u 127.0.0.1/5353:53");
 }
 
+/* vhost=1: passt's vhost-user back-end on the same socket, forwards kept. */
+static void test_argv_vhost_user(void **state)
+{
+	struct usernet_argv a;
+	struct nic_config nic;
+	const char *bad;
+	size_t n;
+	char s[1024];
+
+	(void)state;
+	assert_int_equal(netopt_parse(&nic, 0,
+				      "mode=user,vhost=1,fwd=tcp:2222:22", &bad,
+				      &n),
+			 0);
+	assert_int_equal(usernet_build_argv(&a, "passt", &nic, false, true), 0);
+	join(&a, s, sizeof(s));
+	assert_string_equal(
+		s,
+		"passt -f -q -4 -i lo --fd 3 --vhost-user --repair-path none "
+		"--pid /proc/self/fd/1 --runas 65534:65534 -a 192.168.33.15 "
+		"-n 24 -g 192.168.33.1 --map-host-loopback 192.168.33.1 "
+		"-M 02:01:01:01:01:01 -t 2222:22");
+}
+
 static void test_argv_most_forwards_fit(void **state)
 {
 	struct usernet_argv a;
@@ -83,6 +107,7 @@ static void test_argv_most_forwards_fit(void **state)
 
 	(void)state;
 	netopt_defaults(&nic, 0, NIC_MODE_USER);
+	nic.vhost = true; /* the longest command line */
 	for (int i = 0; i < CONFIG_MAX_FWDS; i++)
 		nic.fwd[nic.nr_fwd++] = (struct nic_fwd){
 			.addr = "255.255.255.255",
@@ -406,6 +431,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_argv_defaults),
 		cmocka_unit_test(test_argv_everything),
+		cmocka_unit_test(test_argv_vhost_user),
 		cmocka_unit_test(test_argv_most_forwards_fit),
 		cmocka_unit_test(test_find_passt_on_path),
 		cmocka_unit_test(test_open_ready_and_close),

@@ -122,14 +122,12 @@ static bool opt_mode(struct nic_config *nic, const char *v, size_t n)
 /*
  * kvmtool keys lkvm refuses, with what is missing; the value in "fine"
  * (and 0) is what lkvm does anyway, so it is accepted.  vhost= has both
- * values (key_vhost); only vhost=1 with mode=user is refused, and
- * netopt_unsupported() finds it as the first entry.
+ * values (key_vhost: vhost-net on a tap, passt's vhost-user back-end in
+ * user mode).
  */
 static const struct unsupported_key {
 	const char *key, *fine, *why;
 } unsupported[] = {
-	{ "vhost", NULL,
-	  "vhost=1 needs mode=tap (vhost-net serves a tap; passt has its own socket)" },
 	{ "mq", "1",
 	  "lkvm's virtio-net has one queue pair (no VIRTIO_NET_F_MQ)" },
 	{ "fd", NULL, "lkvm opens its tap itself (use tapif=NAME)" },
@@ -151,9 +149,6 @@ const char *netopt_unsupported(const char *kv, size_t n)
 	const struct unsupported_key *u =
 		find_unsupported(kv, eq ? (size_t)(eq - kv) : n);
 
-	/* vhost=: lkvm has both values; only vhost=1 away from a tap fails. */
-	if (u == &unsupported[0] && !(n == 7 && !strncmp(kv, "vhost=1", 7)))
-		return NULL;
 	return u ? u->why : NULL;
 }
 
@@ -250,26 +245,8 @@ static const struct opt_key nic_keys[] = {
 	{ "trans", true, key_trans, 0 },
 	{ "fwd", true, key_fwd, 0 },
 	{ "vhost", true, key_vhost, 0 },
-	{ "mq", true, key_noop, 1 },
+	{ "mq", true, key_noop, 0 },
 };
-
-/* Name the last setting of spec that starts with key (there is one). */
-static int netopt_blame(const char *spec, const char *key, const char **bad,
-			size_t *bad_len)
-{
-	size_t klen = strlen(key);
-
-	for (const char *s = spec; *s; s++) {
-		if (!strncmp(s, key, klen)) {
-			*bad = s;
-			*bad_len = strcspn(s, ",");
-		}
-		s += strcspn(s, ",");
-		if (!*s)
-			break;
-	}
-	return -EINVAL;
-}
 
 int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 		 const char **bad, size_t *bad_len)
@@ -280,9 +257,6 @@ int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 	if (opt_keys_parse(spec, nic_keys, sizeof(nic_keys) / sizeof(*nic_keys),
 			   nic, bad, bad_len))
 		return -EINVAL;
-	/* vhost-net serves a tap: not passt's socket. */
-	if (nic->vhost && nic->mode == NIC_MODE_USER)
-		return netopt_blame(spec, "vhost=", bad, bad_len);
 	if (!nic->nr_fwd || nic->mode == NIC_MODE_USER)
 		return 0;
 	/* Forwards need the user-mode stack: name the first (there is one). */

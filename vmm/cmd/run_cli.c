@@ -583,7 +583,9 @@ static const struct opt run_opts[] = {
 	      "user (passt):\n"
 	      "host_mac=MAC (02:01:01:01:01:01),\n"
 	      "fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT (host\n"
-	      "port to guest port; repeatable).  Without -n:\n"
+	      "port to guest port; repeatable), vhost=1\n"
+	      "(passt's vhost-user back-end moves the frames\n"
+	      "in guest RAM itself).  Without -n:\n"
 	      "one user-mode NIC (no NIC, with a warning, if\n"
 	      "passt is not installed)") },
 	{ OPT("no-dhcp", 0, NULL, opt_set_true,
@@ -798,8 +800,7 @@ static const char run_help_tail[] =
 	"\n"
 	"Not supported, refused with one line saying what lkvm lacks (exit\n"
 	"status 2): --vnc, --gtk, --sdl, -F/--flash, --vfio-pci,\n"
-	"--virtio-legacy, --tty N for N > 0, and -n mq=N (N > 1), fd=N, and\n"
-	"vhost=1 with mode=user.\n"
+	"--virtio-legacy, --tty N for N > 0, and -n mq=N (N > 1) and fd=N.\n"
 	"\n"
 	"Seccomp: once set up, lkvm runs under a seccomp filter that allows only\n"
 	"the system calls its threads need (--no-seccomp turns it off).  Any\n"

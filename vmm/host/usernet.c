@@ -82,6 +82,16 @@ int usernet_build_argv(struct usernet_argv *a, const char *passt,
 	ret = ret ?: argv_add(a, "lo");
 	ret = ret ?: argv_add(a, "--fd");
 	ret = ret ?: argv_add(a, "%d", USERNET_PASST_FD);
+	/*
+	 * vhost=1: the socket carries vhost-user requests, not frames; no
+	 * passt-repair socket (it would be made next to a socket path,
+	 * which --fd has none of).
+	 */
+	if (nic->vhost) {
+		ret = ret ?: argv_add(a, "--vhost-user");
+		ret = ret ?: argv_add(a, "--repair-path");
+		ret = ret ?: argv_add(a, "none");
+	}
 	ret = ret ?: argv_add(a, "--pid");
 	ret = ret ?: argv_add(a, "/proc/self/fd/1");
 	if (run_as_root) {
@@ -231,12 +241,17 @@ int usernet_open(struct usernet *u, const struct nic_config *nic, bool no_dhcp,
 	if (usernet_find_passt(u->passt, sizeof(u->passt)))
 		return -ENOENT;
 	ret = usernet_build_argv(&a, u->passt, nic, no_dhcp, geteuid() == 0);
-	ret = ret   ?:
-		      lpframe_rx_init(&u->rx, headroom, USERNET_MIN_FRAME,
-				      USERNET_MAX_FRAME);
-	u->rest = ret ? NULL : malloc(LPFRAME_LEN_SIZE + USERNET_MAX_FRAME);
-	if (!ret && !u->rest)
-		ret = -ENOMEM;
+	/* vhost=1: no frames through lkvm, nothing to buffer. */
+	if (!nic->vhost) {
+		ret = ret   ?:
+			      lpframe_rx_init(&u->rx, headroom,
+					      USERNET_MIN_FRAME,
+					      USERNET_MAX_FRAME);
+		u->rest = ret ? NULL :
+				malloc(LPFRAME_LEN_SIZE + USERNET_MAX_FRAME);
+		if (!ret && !u->rest)
+			ret = -ENOMEM;
+	}
 	if (ret) {
 		pr_err("user-mode network: cannot set up: %s", strerror(-ret));
 		usernet_close(u);

@@ -13,6 +13,10 @@
  * set-up (ports bound, sandbox entered) is done, so a passt that fails at
  * start-up is seen at once.  As root passt is told to run as 65534:65534
  * (nobody), since it would look up "nobody" by name otherwise.
+ * With vhost=1 (nic->vhost) passt is started the same way with
+ * --vhost-user: the socket then carries vhost-user requests (the caller
+ * runs them, vhost_user.h) and passt moves the frames in guest RAM
+ * itself; usernet_send() and usernet_fill() are not used.
  */
 #ifndef RVKVM_USERNET_H
 #define RVKVM_USERNET_H
@@ -26,7 +30,7 @@
 #include "lib/lpframe.h"
 
 /* passt's command line, at most this many words. */
-#define USERNET_ARGV_MAX (24 + 2 * CONFIG_MAX_FWDS)
+#define USERNET_ARGV_MAX (28 + 2 * CONFIG_MAX_FWDS)
 #define USERNET_ARG_LEN 64
 /* Ethernet frames passt and lkvm exchange: a header .. 64 KiB. */
 #define USERNET_MIN_FRAME 14

@@ -394,7 +394,7 @@ static bool cpu_suspend(struct vcpu *vcpu)
 	unsigned int secs = vm->cfg->set_suspend_seconds ?
 				    vm->cfg->suspend_seconds :
 				    CONFIG_SUSPEND_SECONDS;
-	struct timespec until;
+	struct timespec until, t0, t1;
 	int ret = 0;
 
 	atomic_fetch_add(&vm->stats.sbi_exits, 1);
@@ -405,6 +405,7 @@ static bool cpu_suspend(struct vcpu *vcpu)
 	}
 	run->riscv_sbi.ret[0] = SBI_SUCCESS;
 	pr_info("guest suspended (SBI system suspend): resuming in %u s", secs);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	clock_gettime(CLOCK_REALTIME, &until); /* the pause cond's clock */
 	until.tv_sec += secs;
 	pthread_mutex_lock(&p->lock);
@@ -420,7 +421,10 @@ static bool cpu_suspend(struct vcpu *vcpu)
 	pthread_mutex_unlock(&p->lock);
 	if (atomic_load(&vm->stop))
 		return false;
-	pr_info("guest resumes from system suspend");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pr_info("guest resumes from system suspend after %.1f s",
+		(double)(t1.tv_sec - t0.tv_sec) +
+			(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return true;
 }
 

@@ -207,8 +207,8 @@ static void *ram_map_shared(int fd, uint64_t size, size_t *map_size)
  * Guest RAM is mapped once and stays mapped until the process ends: the
  * I/O and console threads and the virtqueues hold host pointers into it
  * across guest reboots.  Private anonymous memory, but a hugetlbfs file
- * (--hugetlbfs) or, for a vhost-user daemon (--fs), a memfd: both shared,
- * their fd kept in ram_fd for SET_MEM_TABLE.
+ * (--hugetlbfs) or, for a vhost-user daemon (config_vhost_user()), a
+ * memfd: both shared, their fd kept in ram_fd for SET_MEM_TABLE.
  */
 int kvm_ram_alloc(struct vm *vm)
 {
@@ -223,7 +223,7 @@ int kvm_ram_alloc(struct vm *vm)
 		host = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			    0);
 		vm->ram_map_size = size;
-	} else if (vm->cfg->nr_fs) {
+	} else if (config_vhost_user(vm->cfg)) {
 		fd = shmem_ram_fd(size);
 		if (fd < 0) {
 			pr_err("cannot create %llu MiB of shared guest RAM (memfd): %s",

@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,27 +30,6 @@ static void fs_fail(struct fs_dev *d, const char *when, int err)
 	       d->vu.why ? d->vu.why : strerror(-err));
 }
 
-static int fs_ring(struct fs_dev *d, unsigned int i)
-{
-	const struct virtqueue *vq = virtio_core_queue(&d->dev.vm.core, i);
-	struct vhost_ring r;
-
-	if (!vq->ready || i >= d->slot->nr_kicks) {
-		pr_guest_once("virtio-fs: DRIVER_OK with queue %u off", i);
-		return -EINVAL;
-	}
-	r = (struct vhost_ring){
-		.num = vq->num,
-		.base = vq->last_avail_idx,
-		.desc = (uintptr_t)vq->desc,
-		.avail = (uintptr_t)vq->avail,
-		.used = (uintptr_t)vq->used,
-		.call_fd = d->call_fd[i],
-		.kick_fd = d->slot->kicks[i].fd,
-	};
-	return vhost_ring_start(&d->vh, i, &r);
-}
-
 /*
  * DRIVER_OK (the device's lock held): features first (virtiofsd wants
  * them before a ring is enabled), the rings, then each ring enabled
@@ -60,15 +38,11 @@ static int fs_ring(struct fs_dev *d, unsigned int i)
 static int fs_start(void *opaque, uint64_t features)
 {
 	struct fs_dev *d = opaque;
-	bool on = !d->dev.vm.core.dma_off;
-	int ret = vhost_set_features(&d->vh, features);
+	int ret = vhostdev_user_start(&d->vd, &d->vh, features,
+				      d->dev.vm.core.dma_off);
 
-	for (unsigned int i = 0; !ret && i < VIRTIO_FS_QUEUES; i++)
-		ret = fs_ring(d, i);
 	if (ret == -EINVAL && !d->vh.broken)
 		return ret; /* the guest's fault, said */
-	for (unsigned int i = 0; !ret && on && i < VIRTIO_FS_QUEUES; i++)
-		ret = vhost_ring_enable(&d->vh, i, true);
 	if (ret)
 		fs_fail(d, "DRIVER_OK", ret);
 	else
@@ -80,11 +54,8 @@ static int fs_start(void *opaque, uint64_t features)
 static void fs_dma(void *opaque, bool on)
 {
 	struct fs_dev *d = opaque;
-	int ret = 0;
+	int ret = vhostdev_user_dma(&d->vd, &d->vh, on);
 
-	for (unsigned int i = 0; !ret && i < VIRTIO_FS_QUEUES; i++)
-		if (d->vh.started & (1u << i))
-			ret = vhost_ring_enable(&d->vh, i, on);
 	if (ret)
 		fs_fail(d, on ? "bus mastering on" : "bus mastering off", ret);
 }
@@ -103,12 +74,8 @@ static void fs_stop(void *opaque)
 static void fs_kick(void *opaque, unsigned int q)
 {
 	struct fs_dev *d = opaque;
-	uint64_t one = 1;
 
-	if (q < d->slot->nr_kicks &&
-	    write(d->slot->kicks[q].fd, &one, sizeof(one)) < 0)
-		pr_once(LOG_WARN, "virtio-fs: kick eventfd: %s",
-			strerror(errno));
+	vhostdev_kick(&d->vd, q);
 }
 
 static int fs_dev_init(void *opaque, struct board_slot *slot)
@@ -129,8 +96,7 @@ static int fs_dev_init(void *opaque, struct board_slot *slot)
 		       d->cfg->tag, strerror(-ret));
 		return ret;
 	}
-	d->slot = slot;
-	slot->backend_kicks = (1u << VIRTIO_FS_QUEUES) - 1;
+	vhostdev_attach(&d->vd, slot);
 	return 0;
 }
 
@@ -173,10 +139,7 @@ static int fs_vhost_open(struct fs_dev *d, const struct vm *vm)
 static void fs_close(struct fs_dev *d)
 {
 	virtiofsd_stop(&d->d);
-	for (unsigned int i = 0; i < VIRTIO_FS_QUEUES; i++)
-		if (d->call_fd[i] >= 0)
-			close(d->call_fd[i]);
-	memset(d->call_fd, -1, sizeof(d->call_fd));
+	vhostdev_close(&d->vd);
 }
 
 static int fs_open(struct fs_dev *d, const struct fs_config *cfg,
@@ -189,11 +152,10 @@ static int fs_open(struct fs_dev *d, const struct fs_config *cfg,
 		.transport = &d->dev.vm,
 	};
 	struct stat st;
-	int ret = 0;
+	int ret;
 
 	d->cfg = cfg;
 	d->d.sock = -1;
-	memset(d->call_fd, -1, sizeof(d->call_fd));
 	if (stat(cfg->path, &st)) {
 		ret = -errno;
 		pr_err("--fs %s: %s", cfg->path, strerror(-ret));
@@ -203,10 +165,9 @@ static int fs_open(struct fs_dev *d, const struct fs_config *cfg,
 		pr_err("--fs %s: not a directory", cfg->path);
 		return -ENOTDIR;
 	}
-	for (unsigned int i = 0; !ret && i < VIRTIO_FS_QUEUES; i++) {
-		d->call_fd[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		ret = d->call_fd[i] < 0 ? -errno : 0;
-	}
+	ret = vhostdev_init(&d->vd, &d->dev.vm, VIRTIO_FS_QUEUES, "virtio-fs");
+	if (ret)
+		pr_err("--fs %s: eventfd: %s", cfg->path, strerror(-ret));
 	ret = ret ?: virtiofsd_start(&d->d, cfg);
 	if (ret == -ENOENT)
 		pr_err("--fs: virtiofsd is not installed (not on PATH, nor %s)",
@@ -238,28 +199,6 @@ int fs_up(struct fs *f, const struct vm_config *cfg, struct board *b)
 	if (ret)
 		fs_down(f);
 	return ret;
-}
-
-/* On the I/O thread: virtiofsd used buffers of ring q. */
-static void fs_call(struct fs_dev *d, unsigned int q)
-{
-	uint64_t v;
-
-	if (read(d->call_fd[q], &v, sizeof(v)) != sizeof(v))
-		return;
-	virtio_mmio_lock(&d->dev.vm);
-	virtio_core_backend_used_locked(&d->dev.vm.core, q);
-	virtio_mmio_unlock(&d->dev.vm);
-}
-
-static void fs_call0(void *opaque)
-{
-	fs_call(opaque, 0);
-}
-
-static void fs_call1(void *opaque)
-{
-	fs_call(opaque, 1);
 }
 
 /*
@@ -296,8 +235,7 @@ static void fs_sock(void *opaque)
 	 */
 	if (d->d.pid > 0)
 		kill(d->d.pid, SIGKILL);
-	iothread_watch(d->io, d->call_fd[0], false);
-	iothread_watch(d->io, d->call_fd[1], false);
+	vhostdev_unwatch(&d->vd);
 	virtio_core_fail_locked(&d->dev.vm.core);
 	virtio_mmio_unlock(&d->dev.vm);
 }
@@ -310,8 +248,7 @@ int fs_watch(struct fs *f, struct iothread *io)
 		struct fs_dev *d = &f->devs[i];
 
 		d->io = io;
-		ret = iothread_add(io, d->call_fd[0], fs_call0, d);
-		ret = ret ?: iothread_add(io, d->call_fd[1], fs_call1, d);
+		ret = vhostdev_watch(&d->vd, io);
 		ret = ret ?: iothread_add(io, d->d.sock, fs_sock, d);
 	}
 	return ret;

@@ -29,6 +29,7 @@
 #include "vmm/host/vhost.h"
 #include "vmm/host/vhost_user.h"
 #include "vmm/host/virtiofsd.h"
+#include "vmm/machine/vhostdev.h"
 #include "virtio/fs.h"
 
 struct fs_dev {
@@ -37,9 +38,8 @@ struct fs_dev {
 	struct virtiofsd d;
 	struct vhost_user vu;
 	struct vhost vh;
-	struct board_slot *slot;
+	struct vhostdev vd; /* call eventfds, kicks */
 	struct iothread *io;
-	int call_fd[VIRTIO_FS_QUEUES];
 	bool gone;   /* virtiofsd died: the device stays broken */
 	bool logged; /* a failure said since the last good start */
 };

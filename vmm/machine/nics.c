@@ -9,13 +9,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "lib/log.h"
 #include "vmm/host/vhost_kernel.h"
+#include "vmm/kvm/vm.h"
 #include "vmm/machine/nics.h"
 
 /* Reads from passt per I/O thread wake-up, so other fds get their turn. */
@@ -148,7 +152,7 @@ static void nic_user_readable(void *opaque)
 	}
 }
 
-/* --- vhost=1: vhost-net ------------------------------------------------------ */
+/* --- vhost=1 on a tap: vhost-net ------------------------------------------- */
 
 /* One line per failure, until a start succeeds again. */
 static void nic_vhost_fail(struct nic *nic, const char *when, int err)
@@ -160,26 +164,6 @@ static void nic_vhost_fail(struct nic *nic, const char *when, int err)
 	       vhost_req_name(nic->vn.vh.failed), when, strerror(-err));
 }
 
-static int nic_vhost_ring(struct nic *nic, unsigned int i, struct vhost_ring *r)
-{
-	const struct virtqueue *vq = virtio_core_queue(&nic->net.vm.core, i);
-
-	if (!vq->ready || i >= nic->slot->nr_kicks) {
-		pr_guest_once("virtio-net: DRIVER_OK with queue %u off", i);
-		return -EINVAL;
-	}
-	*r = (struct vhost_ring){
-		.num = vq->num,
-		.base = vq->last_avail_idx,
-		.desc = (uintptr_t)vq->desc,
-		.avail = (uintptr_t)vq->avail,
-		.used = (uintptr_t)vq->used,
-		.call_fd = nic->call_fd[i],
-		.kick_fd = nic->slot->kicks[i].fd,
-	};
-	return 0;
-}
-
 /* DRIVER_OK (the device's lock held): the rings and the tap to vhost. */
 static int nic_vhost_start(void *opaque, uint64_t features)
 {
@@ -188,7 +172,7 @@ static int nic_vhost_start(void *opaque, uint64_t features)
 	int ret = 0;
 
 	for (unsigned int i = 0; !ret && i < VHOST_NET_RINGS; i++)
-		ret = nic_vhost_ring(nic, i, &r[i]);
+		ret = vhostdev_ring(&nic->vd, i, &r[i]);
 	if (ret)
 		return ret; /* the guest's fault, said */
 	ret = tap_set_vnet_hdr_len(&nic->tap, vhost_net_hdr_len(features));
@@ -227,37 +211,12 @@ static void nic_vhost_stop(void *opaque)
 		nic_vhost_fail(nic, "reset", ret);
 }
 
-/* A notification that took the MMIO exit: pass it to the kernel. */
+/* A notification that took the MMIO exit: pass it to the back-end. */
 static void nic_vhost_kick(void *opaque, unsigned int q)
 {
 	struct nic *nic = opaque;
-	uint64_t one = 1;
 
-	if (q < VHOST_NET_RINGS && q < nic->slot->nr_kicks &&
-	    write(nic->slot->kicks[q].fd, &one, sizeof(one)) < 0)
-		pr_once(LOG_WARN, "-n: kick eventfd: %s", strerror(errno));
-}
-
-/* On the I/O thread: the kernel used buffers of ring q. */
-static void nic_vhost_call(struct nic *nic, unsigned int q)
-{
-	uint64_t v;
-
-	if (read(nic->call_fd[q], &v, sizeof(v)) != sizeof(v))
-		return;
-	virtio_mmio_lock(&nic->net.vm);
-	virtio_core_backend_used_locked(&nic->net.vm.core, q);
-	virtio_mmio_unlock(&nic->net.vm);
-}
-
-static void nic_vhost_call0(void *opaque)
-{
-	nic_vhost_call(opaque, 0);
-}
-
-static void nic_vhost_call1(void *opaque)
-{
-	nic_vhost_call(opaque, 1);
+	vhostdev_kick(&nic->vd, q);
 }
 
 /* On the I/O thread: the kernel found a ring it cannot use. */
@@ -276,38 +235,14 @@ static void nic_vhost_err(void *opaque)
 	virtio_mmio_unlock(&nic->net.vm);
 }
 
-static int nic_vhost_watch(struct nic *nic)
-{
-	int ret = iothread_add(nic->io, nic->call_fd[0], nic_vhost_call0, nic);
-
-	ret = ret   ?:
-		      iothread_add(nic->io, nic->call_fd[1], nic_vhost_call1,
-				   nic);
-	return ret ?: iothread_add(nic->io, nic->err_fd, nic_vhost_err, nic);
-}
-
 static void nic_vhost_close(struct nic *nic)
 {
-	for (unsigned int i = 0; i < VHOST_NET_RINGS; i++)
-		if (nic->call_fd[i] >= 0)
-			close(nic->call_fd[i]);
+	vhostdev_close(&nic->vd);
 	if (nic->err_fd >= 0)
 		close(nic->err_fd);
 	if (nic->vhost_fd >= 0)
 		close(nic->vhost_fd);
-	memset(nic->call_fd, -1, sizeof(nic->call_fd));
 	nic->err_fd = nic->vhost_fd = -1;
-}
-
-static int nic_vhost_eventfds(struct nic *nic)
-{
-	for (unsigned int i = 0; i < VHOST_NET_RINGS; i++) {
-		nic->call_fd[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (nic->call_fd[i] < 0)
-			return -errno;
-	}
-	nic->err_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	return nic->err_fd < 0 ? -errno : 0;
 }
 
 static int nic_vhost_open_dev(struct nic *nic)
@@ -330,11 +265,8 @@ static int nic_vhost_open(struct nic *nic, const struct guest_mem *mem)
 	const struct vhost_mem m = { mem->base, mem->size,
 				     (uintptr_t)mem->host };
 	const struct vhost_transport t = vhost_kernel_transport(&nic->vhost_fd);
-	int ret = nic_vhost_eventfds(nic);
+	int ret = nic_vhost_open_dev(nic);
 
-	if (ret)
-		pr_err("-n vhost=1: eventfd: %s", strerror(-ret));
-	ret = ret ?: nic_vhost_open_dev(nic);
 	if (ret)
 		return ret;
 	ret = vhost_net_open(&nic->vn, &t, &m, nic->tap.fd, nic->err_fd);
@@ -348,6 +280,151 @@ static int nic_vhost_open(struct nic *nic, const struct guest_mem *mem)
 	else
 		pr_debug("-n: tap %s served by vhost-net (%s)", nic->tap.ifname,
 			 VHOST_NET_DEV_PATH);
+	return ret;
+}
+
+/* --- vhost=1 in user mode: passt's vhost-user back-end ----------------------- */
+
+/*
+ * A request to passt failed (lock held): one line, until a start
+ * succeeds again (never, once the stream is lost).  A passt whose
+ * stream is lost still maps guest RAM: it is killed, and its socket's
+ * end of file then takes the link down (nic_vu_sock()).
+ */
+static void nic_vu_fail(struct nic *nic, const char *when, int err)
+{
+	if (nic->vu.dead && nic->user.pid > 0)
+		kill(nic->user.pid, SIGKILL);
+	if (nic->logged || nic->gone)
+		return;
+	nic->logged = true;
+	pr_err("user-mode network: passt (vhost-user) %s failed at %s: %s; the device needs a reset",
+	       vhost_req_name(nic->vh.failed), when,
+	       nic->vu.why ? nic->vu.why : strerror(-err));
+}
+
+/*
+ * DRIVER_OK (lock held): the features, the rings, each ring enabled
+ * unless bus mastering is off.  Once passt is gone nothing is handed
+ * over: the link is down and the device idles (a guest reboot too).
+ */
+static int nic_vu_start(void *opaque, uint64_t features)
+{
+	struct nic *nic = opaque;
+	int ret;
+
+	if (nic->gone)
+		return 0;
+	ret = vhostdev_user_start(&nic->vd, &nic->vh, features,
+				  nic->net.vm.core.dma_off);
+	if (ret == -EINVAL && !nic->vh.broken)
+		return ret; /* the guest's fault, said */
+	if (ret)
+		nic_vu_fail(nic, "DRIVER_OK", ret);
+	else
+		nic->logged = false;
+	return ret;
+}
+
+static void nic_vu_dma(void *opaque, bool on)
+{
+	struct nic *nic = opaque;
+	int ret = nic->gone ? 0 : vhostdev_user_dma(&nic->vd, &nic->vh, on);
+
+	if (ret)
+		nic_vu_fail(nic, on ? "bus mastering on" : "bus mastering off",
+			    ret);
+}
+
+/* Device reset (lock held): the rings taken back. */
+static void nic_vu_stop(void *opaque)
+{
+	struct nic *nic = opaque;
+	int ret = nic->gone ? 0 : vhost_stop(&nic->vh, VHOST_REQ_NR, NULL);
+
+	if (ret)
+		nic_vu_fail(nic, "reset", ret);
+}
+
+/*
+ * On the I/O thread: passt's socket is readable outside a request
+ * (requests are made with the device's lock held, which this takes), so
+ * passt closed it (died) or sent what nobody asked for.  One line; the
+ * link goes down for good, lkvm and the guest go on.
+ */
+static void nic_vu_sock(void *opaque)
+{
+	struct nic *nic = opaque;
+	struct pollfd p = { .fd = nic->user.fd, .events = POLLIN };
+	char why[64], b;
+
+	virtio_mmio_lock(&nic->net.vm);
+	if (nic->gone || poll(&p, 1, 0) <= 0) {
+		virtio_mmio_unlock(&nic->net.vm);
+		return;
+	}
+	nic->gone = true;
+	nic->vu.dead = true;
+	iothread_watch(nic->io, nic->user.fd, false);
+	vhostdev_unwatch(&nic->vd);
+	if (recv(nic->user.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
+		strcpy(why, "sent a message nobody asked for");
+		if (nic->user.pid > 0)
+			kill(nic->user.pid, SIGKILL); /* it maps guest RAM */
+	} else {
+		usernet_reap(&nic->user, why, sizeof(why));
+	}
+	if (!nic->logged)
+		pr_err("user-mode network: passt %s; the NIC's link is down, the guest keeps running",
+		       why);
+	nic->logged = true;
+	virtio_mmio_unlock(&nic->net.vm);
+	virtio_net_set_link(&nic->net, false);
+}
+
+/* What passt must have; and the ring features to withhold if it lacks. */
+#define NIC_VU_NEEDED VIRTIO_BIT(VIRTIO_F_VERSION_1)
+#define NIC_VU_OPTIONAL                                                        \
+	(VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | \
+	 VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
+/* How long passt may take to answer its first requests (start-up). */
+#define NIC_VU_START_MS 30000
+
+/* passt started: its owner, features and memory table (guest RAM). */
+static int nic_vu_open(struct nic *nic, const struct vm *vm)
+{
+	const struct vhost_mem m = { vm->mem.base, vm->mem.size,
+				     (uintptr_t)vm->mem.host };
+	const struct vhost_transport t = vhost_user_transport(&nic->vu);
+	char why[64];
+	int ret;
+
+	if (vm->ram_fd < 0) {
+		pr_err("-n mode=user,vhost=1: guest RAM is not shareable");
+		return -EINVAL;
+	}
+	vhost_user_init(&nic->vu, nic->user.fd, vm->ram_fd, 0);
+	nic->vu.timeout_ms = NIC_VU_START_MS;
+	ret = vhost_open(&nic->vh, &t, &m);
+	nic->vu.timeout_ms = VHOST_USER_TIMEOUT_MS;
+	if (ret == -ECONNRESET) {
+		usernet_reap(&nic->user, why, sizeof(why));
+		pr_err("-n mode=user,vhost=1: passt %s at start-up (see its message above)",
+		       why);
+	} else if (ret) {
+		pr_err("-n mode=user,vhost=1: passt (vhost-user) %s failed: %s",
+		       vhost_req_name(nic->vh.failed),
+		       nic->vu.why ? nic->vu.why : strerror(-ret));
+	} else if ((nic->vh.features & NIC_VU_NEEDED) != NIC_VU_NEEDED) {
+		pr_err("-n mode=user,vhost=1: passt lacks VERSION_1 (features %#llx)",
+		       (unsigned long long)nic->vh.features);
+		ret = -EOPNOTSUPP;
+	} else {
+		pr_debug(
+			"-n: user-mode NIC served by passt over vhost-user (pid %d, features %#llx)",
+			(int)nic->user.pid,
+			(unsigned long long)nic->vh.features);
+	}
 	return ret;
 }
 
@@ -397,6 +474,13 @@ static const struct virtio_net_backend_ops nic_vhost_ops = {
 	.dma = nic_vhost_dma,
 };
 
+static const struct virtio_net_backend_ops nic_vu_ops = {
+	.start = nic_vu_start,
+	.stop = nic_vu_stop,
+	.kick = nic_vhost_kick,
+	.dma = nic_vu_dma,
+};
+
 static const struct virtio_net_backend_ops nic_user_ops = {
 	.tx = nic_user_tx,
 	.rx_ready = nic_rx_ready,
@@ -431,30 +515,69 @@ static int nic_user_open(struct nic *nic, const struct nic_config *cfg,
 	return -ENOENT;
 }
 
-/* The host side of a NIC: wake-up eventfd, the tap (and vhost) or passt. */
-static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
-			 bool no_dhcp, const struct guest_mem *mem,
-			 int cancel_fd)
+/* vhost=1: the call eventfds (and vhost-net's error eventfd). */
+static int nic_vhost_eventfds(struct nic *nic)
 {
-	int ret;
+	int ret = vhostdev_init(&nic->vd, &nic->net.vm, VHOST_NET_RINGS,
+				"virtio-net");
+
+	if (!ret && nic->mode == NIC_MODE_TAP) {
+		nic->err_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		ret = nic->err_fd < 0 ? -errno : 0;
+	}
+	if (ret)
+		pr_err("-n vhost=1: eventfd: %s", strerror(-ret));
+	return ret;
+}
+
+/* The tap, and with vhost=1 the kernel's vhost-net on it. */
+static int nic_tap_open(struct nic *nic, const struct nic_config *cfg,
+			const struct vm *vm)
+{
+	int ret = tap_open(&nic->tap, cfg);
+
+	if (!ret && nic->vhost && nic_vhost_open(nic, &vm->mem)) {
+		tap_close(&nic->tap);
+		ret = -EIO;
+	}
+	return ret;
+}
+
+/* passt, and with vhost=1 its vhost-user back-end. */
+static int nic_passt_open(struct nic *nic, const struct nic_config *cfg,
+			  bool no_dhcp, const struct vm *vm, int cancel_fd)
+{
+	int ret = nic_user_open(nic, cfg, no_dhcp, cancel_fd);
+
+	if (!ret && nic->vhost && nic_vu_open(nic, vm)) {
+		usernet_close(&nic->user);
+		ret = -EIO;
+	}
+	return ret;
+}
+
+/* The host side of a NIC: wake-up eventfd, the tap or passt (and vhost). */
+static int nic_host_open(struct nic *nic, const struct nic_config *cfg,
+			 bool no_dhcp, const struct vm *vm, int cancel_fd)
+{
+	int ret = 0;
 
 	nic->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (nic->mode == NIC_MODE_TAP)
+	if (nic->mode == NIC_MODE_TAP && !nic->vhost)
 		nic->frame = malloc(VIRTIO_NET_FRAME_MAX);
-	if (nic->wake_fd < 0 || (nic->mode == NIC_MODE_TAP && !nic->frame)) {
+	if (nic->wake_fd < 0 ||
+	    (nic->mode == NIC_MODE_TAP && !nic->vhost && !nic->frame)) {
 		pr_err("-n: out of memory or file descriptors");
 		ret = -ENOMEM;
-	} else if (nic->mode == NIC_MODE_USER) {
-		ret = nic_user_open(nic, cfg, no_dhcp, cancel_fd);
-	} else {
-		ret = tap_open(&nic->tap, cfg);
-		if (!ret && nic->vhost && nic_vhost_open(nic, mem)) {
-			nic_vhost_close(nic);
-			tap_close(&nic->tap);
-			ret = -EIO;
-		}
 	}
+	if (!ret && nic->vhost)
+		ret = nic_vhost_eventfds(nic);
+	if (!ret && nic->mode == NIC_MODE_USER)
+		ret = nic_passt_open(nic, cfg, no_dhcp, vm, cancel_fd);
+	else if (!ret)
+		ret = nic_tap_open(nic, cfg, vm);
 	if (ret) {
+		nic_vhost_close(nic);
 		if (nic->wake_fd >= 0)
 			close(nic->wake_fd);
 		free(nic->frame);
@@ -481,12 +604,15 @@ static int nic_init(void *opaque, struct board_slot *slot)
 	};
 	int ret;
 
-	if (nic->vhost) {
+	if (nic->vhost && nic->mode == NIC_MODE_USER) {
+		be.ops = &nic_vu_ops;
+		be.no_features = NIC_VU_OPTIONAL & ~nic->vh.features;
+	} else if (nic->vhost) {
 		be.ops = &nic_vhost_ops;
 		be.no_features = ~vhost_net_offer(&nic->vn, ~0ULL);
-		nic->slot = slot;
-		slot->backend_kicks = (1u << VHOST_NET_RINGS) - 1;
 	}
+	if (nic->vhost)
+		vhostdev_attach(&nic->vd, slot);
 	memcpy(be.mac, a->cfg->mac, sizeof(be.mac));
 	ret = virtio_net_init(&nic->net, &slot->res, &slot->board->vm->mem,
 			      &slot->line, &be);
@@ -522,11 +648,11 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 			     .tap.fd = -1,
 			     .user.fd = -1,
 			     .wake_fd = -1,
-			     .vhost = cfg->vhost && cfg->mode == NIC_MODE_TAP,
+			     .vhost = cfg->vhost,
 			     .vhost_fd = -1,
-			     .call_fd = { -1, -1 },
 			     .err_fd = -1 };
-	ret = nic_host_open(nic, cfg, no_dhcp, &b->vm->mem, cancel_fd);
+	memset(nic->vd.call_fd, -1, sizeof(nic->vd.call_fd));
+	ret = nic_host_open(nic, cfg, no_dhcp, b->vm, cancel_fd);
 	if (ret)
 		return ret > 0 ? 0 : ret;
 	ret = board_virtio_attach(b, "-n", cfg->transport, &dev);
@@ -559,7 +685,16 @@ int nics_watch(struct nics *n)
 		struct nic *nic = &n->nic[i];
 
 		if (nic->vhost) {
-			ret = nic_vhost_watch(nic);
+			ret = vhostdev_watch(&nic->vd, nic->io);
+			if (nic->mode == NIC_MODE_USER)
+				ret = ret   ?:
+					      iothread_add(nic->io,
+							   nic->user.fd,
+							   nic_vu_sock, nic);
+			else
+				ret = ret   ?:
+					      iothread_add(nic->io, nic->err_fd,
+							   nic_vhost_err, nic);
 			continue;
 		}
 		ret = iothread_add(nic->io, nic_fd(nic),

@@ -21,6 +21,8 @@
 #include "vmm/host/tap_linux.h"
 #include "vmm/host/usernet.h"
 #include "vmm/host/vhost_net.h"
+#include "vmm/host/vhost_user.h"
+#include "vmm/machine/vhostdev.h"
 #include "virtio/net.h"
 
 struct nic {
@@ -33,13 +35,18 @@ struct nic {
 	size_t frame_len; /* 0: none held */
 	int wake_fd;	  /* rx buffers posted: eventfd */
 	atomic_bool down; /* user: passt is gone, the link is down */
-	/* vhost=1: the kernel's vhost-net serves the rings on the tap. */
+	/*
+	 * vhost=1: the rings are served by the kernel's vhost-net on the tap
+	 * (mode=tap) or by passt's vhost-user back-end (mode=user).
+	 */
 	bool vhost;
-	int vhost_fd; /* /dev/vhost-net */
+	struct vhostdev vd; /* call eventfds relayed on the I/O thread */
+	int vhost_fd;	    /* tap: /dev/vhost-net */
 	struct vhost_net vn;
-	int call_fd[VHOST_NET_RINGS]; /* relayed on the I/O thread */
 	int err_fd;
-	struct board_slot *slot;
+	struct vhost_user vu; /* user: passt's socket (user.fd) */
+	struct vhost vh;
+	bool gone;   /* user: passt is gone, the link down for good */
 	bool logged; /* a vhost failure said since the last good start */
 };
 

@@ -27,23 +27,10 @@ static void vsock_fail(struct vsock *s, const char *when, int err)
 
 static int vsock_ring(struct vsock *s, unsigned int i)
 {
-	const struct virtqueue *vq = virtio_core_queue(&s->dev.vm.core, i);
 	struct vhost_ring r;
+	int ret = vhostdev_ring(&s->vd, i, &r);
 
-	if (!vq->ready || i >= s->slot->nr_kicks) {
-		pr_guest_once("virtio-vsock: DRIVER_OK with queue %u off", i);
-		return -EINVAL;
-	}
-	r = (struct vhost_ring){
-		.num = vq->num,
-		.base = vq->last_avail_idx,
-		.desc = (uintptr_t)vq->desc,
-		.avail = (uintptr_t)vq->avail,
-		.used = (uintptr_t)vq->used,
-		.call_fd = s->call_fd[i],
-		.kick_fd = s->slot->kicks[i].fd,
-	};
-	return vhost_ring_start(&s->vh, i, &r);
+	return ret ?: vhost_ring_start(&s->vh, i, &r);
 }
 
 /* DRIVER_OK (the device's lock held): the rings to the kernel. */
@@ -96,11 +83,8 @@ static void vsock_stop(void *opaque)
 static void vsock_kick(void *opaque, unsigned int q)
 {
 	struct vsock *s = opaque;
-	uint64_t one = 1;
 
-	if (q < s->slot->nr_kicks &&
-	    write(s->slot->kicks[q].fd, &one, sizeof(one)) < 0)
-		pr_once(LOG_WARN, "vsock: kick eventfd: %s", strerror(errno));
+	vhostdev_kick(&s->vd, q);
 }
 
 static int vsock_dev_init(void *opaque, struct board_slot *slot)
@@ -121,8 +105,7 @@ static int vsock_dev_init(void *opaque, struct board_slot *slot)
 		pr_err("vsock: cannot create the device: %s", strerror(-ret));
 		return ret;
 	}
-	s->slot = slot;
-	slot->backend_kicks = (1u << VIRTIO_VSOCK_RINGS) - 1;
+	vhostdev_attach(&s->vd, slot);
 	return 0;
 }
 
@@ -135,11 +118,11 @@ static void vsock_dev_destroy(void *opaque)
 
 static int vsock_eventfds(struct vsock *s)
 {
-	for (unsigned int i = 0; i < VIRTIO_VSOCK_RINGS; i++) {
-		s->call_fd[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (s->call_fd[i] < 0)
-			return -errno;
-	}
+	int ret = vhostdev_init(&s->vd, &s->dev.vm, VIRTIO_VSOCK_RINGS,
+				"virtio-vsock");
+
+	if (ret)
+		return ret;
 	s->err_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return s->err_fd < 0 ? -errno : 0;
 }
@@ -189,14 +172,11 @@ static int vsock_vhost_open(struct vsock *s, const struct guest_mem *mem,
 
 static void vsock_close_fds(struct vsock *s)
 {
-	for (unsigned int i = 0; i < VIRTIO_VSOCK_RINGS; i++)
-		if (s->call_fd[i] >= 0)
-			close(s->call_fd[i]);
+	vhostdev_close(&s->vd);
 	if (s->err_fd >= 0)
 		close(s->err_fd);
 	if (s->fd >= 0)
 		close(s->fd);
-	memset(s->call_fd, -1, sizeof(s->call_fd));
 	s->err_fd = s->fd = -1;
 }
 
@@ -211,7 +191,7 @@ int vsock_up(struct vsock *s, const struct vm_config *cfg, struct board *b)
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	memset(s->call_fd, -1, sizeof(s->call_fd));
+	memset(s->vd.call_fd, -1, sizeof(s->vd.call_fd));
 	s->err_fd = s->fd = -1;
 	if (!cfg->vsock_cid)
 		return 0;
@@ -232,28 +212,6 @@ int vsock_up(struct vsock *s, const struct vm_config *cfg, struct board *b)
 	pr_debug("vsock: guest CID %llu on %s",
 		 (unsigned long long)cfg->vsock_cid, VSOCK_DEV_PATH);
 	return 0;
-}
-
-/* On the I/O thread: the kernel used buffers of ring q. */
-static void vsock_call(struct vsock *s, unsigned int q)
-{
-	uint64_t v;
-
-	if (read(s->call_fd[q], &v, sizeof(v)) != sizeof(v))
-		return;
-	virtio_mmio_lock(&s->dev.vm);
-	virtio_core_backend_used_locked(&s->dev.vm.core, q);
-	virtio_mmio_unlock(&s->dev.vm);
-}
-
-static void vsock_call0(void *opaque)
-{
-	vsock_call(opaque, 0);
-}
-
-static void vsock_call1(void *opaque)
-{
-	vsock_call(opaque, 1);
 }
 
 /* On the I/O thread: the kernel found a ring it cannot use. */
@@ -278,8 +236,7 @@ int vsock_watch(struct vsock *s, struct iothread *io)
 
 	if (!s->live)
 		return 0;
-	ret = iothread_add(io, s->call_fd[0], vsock_call0, s);
-	ret = ret ?: iothread_add(io, s->call_fd[1], vsock_call1, s);
+	ret = vhostdev_watch(&s->vd, io);
 	return ret ?: iothread_add(io, s->err_fd, vsock_err, s);
 }
 

@@ -23,6 +23,7 @@
 #include "vmm/board/board.h"
 #include "vmm/host/iothread.h"
 #include "vmm/host/vhost.h"
+#include "vmm/machine/vhostdev.h"
 #include "virtio/vsock.h"
 
 #define VSOCK_DEV_PATH "/dev/vhost-vsock"
@@ -32,8 +33,7 @@ struct vsock {
 	bool live;
 	int fd; /* /dev/vhost-vsock */
 	struct vhost vh;
-	struct board_slot *slot;
-	int call_fd[VIRTIO_VSOCK_RINGS];
+	struct vhostdev vd; /* call eventfds, kicks */
 	int err_fd;
 	bool logged; /* a failure said since the last good start */
 };

@@ -23,11 +23,13 @@ extra)
 	poweroff -f
 	;;
 suspend)
-	echo "boottest: sleep states: $(cat /sys/power/state 2>&1)"
-	t0=$(date +%s)
-	if echo mem >/sys/power/state; then
-		echo "boottest: resumed after $(($(date +%s) - t0)) s"
-		echo "boottest: after the suspend"
+	# "deep" is suspend to RAM (SBI system suspend); without it "mem"
+	# would be suspend to idle, which nothing here would wake.
+	echo "boottest: sleep states: $(cat /sys/power/state 2>&1); mem: $(cat /sys/power/mem_sleep 2>&1)"
+	if ! grep -q deep /sys/power/mem_sleep; then
+		echo "boottest: no deep sleep"
+	elif echo deep >/sys/power/mem_sleep && echo mem >/sys/power/state; then
+		echo "boottest: resumed after the suspend"
 	else
 		echo "boottest: suspend failed"
 	fi

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vhost device glue (vmm/machine/vhostdev.c) on a real virtio-net
+ * device driven like a guest driver, its ring back-end wired as nics.c
+ * wires passt's vhost-user one, against a recording vhost transport: the
+ * vhost-user start order with the driver's rings, kick and call eventfds,
+ * bus mastering, a queue the driver left off, the relay of a call into
+ * the device's interrupt, and the transport bits withheld.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/log.h"
+#include "virtio/mmio.h"
+#include "virtio/net.h"
+#include "vmm/machine/vhostdev.h"
+#include "tests/unit/virtq_mock.h"
+#include "slot_res.h"
+
+#define RAM_SIZE (2 * 1024 * 1024)
+#define NUM 64
+#define V1 VIRTIO_BIT(VIRTIO_F_VERSION_1)
+#define EVENT_IDX VIRTIO_BIT(VIRTIO_F_EVENT_IDX)
+#define INDIRECT VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC)
+#define MRG VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)
+#define MAC VIRTIO_BIT(VIRTIO_NET_F_MAC)
+#define OK_STATUS                                           \
+	(VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER | \
+	 VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK)
+/* What passt's vhost-user back-end offers (and the protocol bit). */
+#define PASST_FEATURES (V1 | MRG | (1ULL << 30))
+#define MAX_LOG 64
+
+struct rec {
+	enum vhost_req req;
+	unsigned int index;
+	int64_t val;
+	uint64_t u64;
+	struct vhost_ring_addr addr;
+};
+
+struct fix {
+	struct virtio_net net;
+	struct vqm rx, tx;
+	struct vhostdev vd;
+	struct vhost vh;
+	struct board_slot slot;
+	struct rec log[MAX_LOG];
+	unsigned int n;
+	int fail_at; /* the n-th request fails with -EPIPE; 0: none */
+	int level;
+};
+
+static int fake_req(void *opaque, enum vhost_req req, void *arg)
+{
+	struct fix *f = opaque;
+	struct rec *r = &f->log[f->n++];
+
+	assert_true(f->n <= MAX_LOG);
+	memset(r, 0, sizeof(*r));
+	r->req = req;
+	if (req == VHOST_REQ_GET_FEATURES)
+		*(uint64_t *)arg = PASST_FEATURES;
+	else if (req == VHOST_REQ_SET_FEATURES)
+		r->u64 = *(uint64_t *)arg;
+	else if (req == VHOST_REQ_SET_VRING_ADDR)
+		r->addr = *(struct vhost_ring_addr *)arg,
+		r->index = r->addr.index;
+	else if (req != VHOST_REQ_SET_OWNER && req != VHOST_REQ_SET_MEM_TABLE)
+		r->index = ((struct vhost_ring_val *)arg)->index,
+		r->val = ((struct vhost_ring_val *)arg)->val;
+	return (int)f->n == f->fail_at ? -EPIPE : 0;
+}
+
+/* The ring back-end, as nics.c's for passt. */
+static int be_start(void *opaque, uint64_t features)
+{
+	struct fix *f = opaque;
+
+	return vhostdev_user_start(&f->vd, &f->vh, features,
+				   f->net.vm.core.dma_off);
+}
+
+static void be_stop(void *opaque)
+{
+	struct fix *f = opaque;
+
+	vhost_stop(&f->vh, VHOST_REQ_NR, NULL);
+}
+
+static void be_kick(void *opaque, unsigned int q)
+{
+	struct fix *f = opaque;
+
+	vhostdev_kick(&f->vd, q);
+}
+
+static void be_dma(void *opaque, bool on)
+{
+	struct fix *f = opaque;
+
+	vhostdev_user_dma(&f->vd, &f->vh, on);
+}
+
+static const struct virtio_net_backend_ops be_ops = {
+	.start = be_start,
+	.stop = be_stop,
+	.kick = be_kick,
+	.dma = be_dma,
+};
+
+static void irq_set(void *opaque, int level)
+{
+	((struct fix *)opaque)->level = level;
+}
+
+static int setup(void **state)
+{
+	struct fix *f = calloc(1, sizeof(*f));
+	const struct irq_line irq = { .set = irq_set, .opaque = f };
+	const struct vhost_transport t = { fake_req, f };
+	const struct vhost_mem m = { 0x80000000, RAM_SIZE, 0x1000 };
+	struct virtio_net_backend be = { .ops = &be_ops, .opaque = f };
+
+	log_level = -1;
+	assert_non_null(f);
+	vqm_init(&f->rx, RAM_SIZE, NUM);
+	vqm_init_in(&f->tx, &f->rx, NUM, 4096, 4096,
+		    f->rx.mem.base + f->rx.mem.size);
+	assert_int_equal(vhost_open(&f->vh, &t, &m), 0);
+	/* What nics.c withholds when passt lacks it. */
+	be.no_features = (MRG | EVENT_IDX | INDIRECT) & ~f->vh.features;
+	assert_int_equal(
+		virtio_net_init(&f->net, &SLOT_RES(2), &f->rx.mem, &irq, &be),
+		0);
+	assert_int_equal(vhostdev_init(&f->vd, &f->net.vm, 2, "virtio-net"), 0);
+	for (unsigned int i = 0; i < 2; i++) {
+		f->slot.kicks[i].fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		assert_true(f->slot.kicks[i].fd >= 0);
+	}
+	f->slot.nr_kicks = 2;
+	vhostdev_attach(&f->vd, &f->slot);
+	assert_int_equal(f->slot.backend_kicks, 3);
+	f->n = 0;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fix *f = *state;
+
+	virtio_net_destroy(&f->net);
+	vhostdev_close(&f->vd);
+	for (unsigned int i = 0; i < 2; i++)
+		close(f->slot.kicks[i].fd);
+	vqm_free(&f->rx);
+	free(f);
+	return 0;
+}
+
+static uint32_t driver_up(struct fix *f, uint64_t features)
+{
+	vqm_mmio_negotiate(&f->net.vm, features);
+	vqm_mmio_queue(&f->net.vm, VIRTIO_NET_RXQ, &f->rx);
+	vqm_mmio_queue(&f->net.vm, VIRTIO_NET_TXQ, &f->tx);
+	return vqm_mmio_driver_ok(&f->net.vm);
+}
+
+static uint64_t offered(struct fix *f)
+{
+	uint64_t lo, hi;
+
+	vqm_mmio_wr(&f->net.vm, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 0);
+	lo = vqm_mmio_rd(&f->net.vm, VIRTIO_MMIO_DEVICE_FEATURES);
+	vqm_mmio_wr(&f->net.vm, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 1);
+	hi = vqm_mmio_rd(&f->net.vm, VIRTIO_MMIO_DEVICE_FEATURES);
+	return hi << 32 | lo;
+}
+
+/* passt has neither EVENT_IDX nor INDIRECT_DESC: never offered. */
+static void test_withheld(void **state)
+{
+	struct fix *f = *state;
+	uint64_t o = offered(f);
+
+	assert_true(o & V1);
+	assert_true(o & MRG);
+	assert_true(o & MAC);
+	assert_false(o & EVENT_IDX);
+	assert_false(o & INDIRECT);
+	assert_int_equal(vqm_mmio_negotiate(&f->net.vm, V1 | EVENT_IDX),
+			 VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
+	assert_int_equal(f->n, 0);
+}
+
+static void check(const struct rec *r, enum vhost_req req, unsigned int i,
+		  int64_t val)
+{
+	assert_int_equal(r->req, req);
+	assert_int_equal(r->index, i);
+	assert_int_equal(r->val, val);
+}
+
+/* Features, each ring with its call and kick eventfd, then enabled. */
+static void test_start_order(void **state)
+{
+	struct fix *f = *state;
+	const struct rec *r = f->log;
+
+	assert_int_equal(driver_up(f, V1 | MRG | MAC), OK_STATUS);
+	assert_int_equal(f->n, 1 + 2 * 5 + 2);
+	assert_int_equal(r[0].req, VHOST_REQ_SET_FEATURES);
+	/* MAC is lkvm's: masked to passt's (and the protocol bit). */
+	assert_int_equal(r[0].u64, V1 | MRG);
+	for (unsigned int i = 0; i < 2; i++, r += 5) {
+		const struct vqm *m = i ? &f->tx : &f->rx;
+
+		check(&r[1], VHOST_REQ_SET_VRING_NUM, i, NUM);
+		check(&r[2], VHOST_REQ_SET_VRING_BASE, i, 0);
+		assert_int_equal(r[3].req, VHOST_REQ_SET_VRING_ADDR);
+		assert_ptr_equal((void *)(uintptr_t)r[3].addr.desc,
+				 vqm_ptr(m, m->desc, 1));
+		assert_ptr_equal((void *)(uintptr_t)r[3].addr.used,
+				 vqm_ptr(m, m->used, 1));
+		check(&r[4], VHOST_REQ_SET_VRING_CALL, i, f->vd.call_fd[i]);
+		check(&r[5], VHOST_REQ_SET_VRING_KICK, i, f->slot.kicks[i].fd);
+	}
+	check(&f->log[11], VHOST_REQ_SET_VRING_ENABLE, 0, 1);
+	check(&f->log[12], VHOST_REQ_SET_VRING_ENABLE, 1, 1);
+	/* The reset (a guest reboot) takes both rings back; then again. */
+	vqm_mmio_wr(&f->net.vm, VIRTIO_MMIO_STATUS, 0);
+	assert_int_equal(f->n, 15);
+	check(&f->log[13], VHOST_REQ_GET_VRING_BASE, 0, 0);
+	check(&f->log[14], VHOST_REQ_GET_VRING_BASE, 1, 0);
+	assert_int_equal(driver_up(f, V1), OK_STATUS);
+	assert_int_equal(f->n, 15 + 13);
+	assert_int_equal(f->log[15].u64, V1);
+}
+
+/* A notification that took the MMIO exit lands on the queue's eventfd. */
+static void test_kick(void **state)
+{
+	struct fix *f = *state;
+	uint64_t v = 0;
+
+	assert_int_equal(driver_up(f, V1), OK_STATUS);
+	vqm_mmio_wr(&f->net.vm, VIRTIO_MMIO_QUEUE_NOTIFY, VIRTIO_NET_TXQ);
+	assert_int_equal(read(f->slot.kicks[1].fd, &v, sizeof(v)), sizeof(v));
+	assert_int_equal(v, 1);
+	assert_true(read(f->slot.kicks[0].fd, &v, sizeof(v)) < 0);
+	vhostdev_kick(&f->vd, 5); /* no such ring: nothing */
+	assert_true(read(f->slot.kicks[0].fd, &v, sizeof(v)) < 0);
+}
+
+/* A queue the driver left off: -EINVAL before any ring, and no enable. */
+static void test_queue_off(void **state)
+{
+	struct fix *f = *state;
+	struct vhost_ring r;
+
+	vqm_mmio_negotiate(&f->net.vm, V1);
+	vqm_mmio_queue(&f->net.vm, VIRTIO_NET_RXQ, &f->rx);
+	assert_true(vqm_mmio_driver_ok(&f->net.vm) &
+		    VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	for (unsigned int i = 0; i < f->n; i++)
+		assert_int_not_equal(f->log[i].req, VHOST_REQ_SET_VRING_ENABLE);
+	assert_false(f->vh.broken);
+	assert_int_equal(vhostdev_ring(&f->vd, 1, &r), -EINVAL);
+	assert_int_equal(vhostdev_ring(&f->vd, 7, &r), -EINVAL);
+}
+
+/* Bus mastering off at DRIVER_OK: rings handed over, enabled later. */
+static void test_dma(void **state)
+{
+	struct fix *f = *state;
+
+	f->net.vm.core.dma_off = true;
+	assert_int_equal(driver_up(f, V1), OK_STATUS);
+	assert_int_equal(f->n, 11);
+	assert_int_equal(vhostdev_user_dma(&f->vd, &f->vh, true), 0);
+	check(&f->log[11], VHOST_REQ_SET_VRING_ENABLE, 0, 1);
+	check(&f->log[12], VHOST_REQ_SET_VRING_ENABLE, 1, 1);
+	assert_int_equal(vhostdev_user_dma(&f->vd, &f->vh, false), 0);
+	check(&f->log[14], VHOST_REQ_SET_VRING_ENABLE, 1, 0);
+}
+
+/* The back-end fails a request: the start fails, the device needs reset. */
+static void test_start_fails(void **state)
+{
+	struct fix *f = *state;
+
+	f->fail_at = 4; /* rx's SET_VRING_ADDR */
+	assert_true(driver_up(f, V1) & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	assert_int_equal(f->n, 4);
+	assert_true(f->vh.broken);
+	assert_int_equal(f->vh.failed, VHOST_REQ_SET_VRING_ADDR);
+}
+
+/* A call eventfd relayed on a real I/O thread into the interrupt. */
+static void test_call_relay(void **state)
+{
+	struct fix *f = *state;
+	struct iothread io;
+	uint64_t one = 1;
+	int i;
+
+	assert_int_equal(driver_up(f, V1), OK_STATUS);
+	assert_int_equal(iothread_init(&io), 0);
+	assert_int_equal(vhostdev_watch(&f->vd, &io), 0);
+	assert_int_equal(iothread_start(&io), 0);
+	assert_int_equal(f->level, 0);
+	assert_int_equal(write(f->vd.call_fd[1], &one, sizeof(one)),
+			 sizeof(one));
+	for (i = 0; i < 2000 && !__atomic_load_n(&f->level, __ATOMIC_SEQ_CST);
+	     i++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	assert_int_equal(f->level, 1);
+	virtio_mmio_lock(&f->net.vm);
+	assert_true(f->net.vm.core.isr & VIRTIO_INT_VRING);
+	virtio_mmio_unlock(&f->net.vm);
+	vhostdev_unwatch(&f->vd);
+	iothread_stop(&io);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_withheld, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_order, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kick, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_off, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dma, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_start_fails, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_call_relay, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
