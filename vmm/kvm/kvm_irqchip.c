@@ -76,8 +76,9 @@ void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
 		close(kvm_fd);
 }
 
+/* One device attribute of the in-kernel irqchip; v: the value's buffer. */
 static int aia_attr(void *opaque, unsigned long op, uint32_t group,
-		    uint64_t attr, uint64_t *v)
+		    uint64_t attr, void *v)
 {
 	struct vm *vm = opaque;
 	struct kvm_device_attr a = {
@@ -200,18 +201,6 @@ struct kplic_context {
 	uint32_t enable[KPLIC_WORDS];
 };
 
-static int plic_state(struct vm *vm, unsigned long op, uint32_t group,
-		      uint64_t type, void *val)
-{
-	struct kvm_device_attr attr = {
-		.group = group,
-		.attr = type,
-		.addr = (uintptr_t)val,
-	};
-
-	return ioctl(vm->irqchip_fd, op, &attr) < 0 ? -errno : 0;
-}
-
 /* What the guest programmed goes; the lines and edge settings stay. */
 static int kplic_reset(struct vm *vm)
 {
@@ -219,19 +208,19 @@ static int kplic_reset(struct vm *vm)
 	struct kplic_context ctx = { 0 };
 	int ret;
 
-	ret = plic_state(vm, KVM_GET_DEVICE_ATTR, KPLIC_GRP_STATE,
-			 KPLIC_STATE_SOURCES, &src);
+	ret = aia_attr(vm, KVM_GET_DEVICE_ATTR, KPLIC_GRP_STATE,
+		       KPLIC_STATE_SOURCES, &src);
 	if (ret)
 		return ret;
 	memset(src.pending, 0, sizeof(src.pending));
 	memset(src.claimed, 0, sizeof(src.claimed));
 	memset(src.held, 0, sizeof(src.held));
 	memset(src.priority, 0, sizeof(src.priority));
-	ret = plic_state(vm, KVM_SET_DEVICE_ATTR, KPLIC_GRP_STATE,
-			 KPLIC_STATE_SOURCES, &src);
+	ret = aia_attr(vm, KVM_SET_DEVICE_ATTR, KPLIC_GRP_STATE,
+		       KPLIC_STATE_SOURCES, &src);
 	for (uint32_t c = 0; c < src.nr_contexts && !ret; c++)
-		ret = plic_state(vm, KVM_SET_DEVICE_ATTR, KPLIC_GRP_CONTEXT, c,
-				 &ctx);
+		ret = aia_attr(vm, KVM_SET_DEVICE_ATTR, KPLIC_GRP_CONTEXT, c,
+			       &ctx);
 	return ret;
 }
 
