@@ -56,6 +56,26 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 exec </dev/console >/dev/console 2>&1
 
+# Since Linux 7.x the serial console is printed by a kernel thread
+# ("pr/ttyS0", an nbcon console), and a console registered late in boot
+# replays the whole boot log from there while init already runs: a line
+# written now would land inside that replay, split by kernel lines.  Wait
+# until every such thread has been seen asleep twice in a row, 0.1 s
+# apart (caught up), at most 30 s.  Older kernels print synchronously and
+# have no such thread: no wait.
+console_threads() { # prints the states of the console threads
+	for s in /proc/[0-9]*/stat; do
+		read -r _ comm state _ <"$s" 2>/dev/null || continue
+		case "$comm" in "(pr/"*) printf %s "$state" ;; esac
+	done
+}
+i=0 idle=0
+while st=$(console_threads) && [ -n "$st" ] && [ $idle -lt 2 ] && [ $i -lt 300 ]; do
+	case "$st" in *[!S]*) idle=0 ;; *) idle=$((idle + 1)) ;; esac
+	[ $idle -lt 2 ] && sleep 0.1
+	i=$((i + 1))
+done
+
 role=guest root=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in

@@ -1,8 +1,9 @@
 #!/bin/bash
 # kernel.sh [--tree-only]: build the rvkvm kernel Image.
 #
-# Unpacks Debian's linux-source-6.12, applies kernel-patches/series with
-# quilt, merges kernel-patches/config/*.config onto allnoconfig, verifies the
+# Unpacks Debian's linux-source package pinned in scripts/kernel-source.txt
+# (fetched and cached by scripts/kernel-source.sh), applies
+# kernel-patches/series with quilt, merges kernel-patches/config/*.config onto allnoconfig, verifies the
 # result and builds arch/riscv/boot/Image.  The Image is cached under
 # $RVKVM_CACHE/kernel/<hash of inputs>/ and copied to build/kernel/.
 # With --tree-only, stop after patching and print the tree's path.
@@ -16,10 +17,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tarball=/usr/src/linux-source-6.12.tar.xz
-[ -f "$tarball" ] || die "$tarball not found (run 'make deps')"
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
-	die "package linux-source-6.12 is not installed (run 'make deps')"
+deb=$("$RVKVM_TOP/scripts/kernel-source.sh")
+srcpkg=$(dpkg-deb -f "$deb" Package)
+srcver=$(dpkg-deb -f "$deb" Version)
 
 kp=$RVKVM_TOP/kernel-patches
 mapfile -t patches < <(grep -v '^[[:space:]]*\(#\|$\)' "$kp/series" | sed "s|^|$kp/|")
@@ -41,16 +41,20 @@ if [ "${1:-}" != --tree-only ] && [ -f "$out/Image" ] &&
 	exit 0
 fi
 
-# unpack: a fresh tree of this linux-source version; trees of other
-# versions go.
+# unpack: a fresh tree of this linux-source version, from the tarball in
+# the .deb.  Trees of other versions stay (other work trees may build from
+# them) until unused for two weeks.
 unpack() {
-	stage "kernel: unpack linux-source $srcver"
-	find "$RVKVM_CACHE/kernel" -mindepth 1 -maxdepth 1 -name 'linux-*' \
-		-exec rm -rf {} +
+	stage "kernel: unpack $srcpkg $srcver"
+	rm -rf "$tree"
 	mkdir -p "$tree"
-	tar -xf "$tarball" -C "$tree" --strip-components=1
+	dpkg-deb --fsys-tarfile "$deb" |
+		tar -xO "./usr/src/$srcpkg.tar.xz" |
+		tar -xJ -C "$tree" --strip-components=1
 	stage_done
 }
+find "$RVKVM_CACHE/kernel" -mindepth 2 -maxdepth 2 -path '*/linux-*/.rvkvm-used' \
+	-mtime +14 -printf '%h\n' | xargs -r rm -rf --
 
 # unpatch: pop the applied quilt stack (from quilt's backups: the patch
 # files may have changed or gone) and touch what it had changed, so kbuild
@@ -85,6 +89,7 @@ if [ "$(cat "$tree/.rvkvm-tree" 2>/dev/null)" != "$treehash" ]; then
 else
 	echo "kernel: patched tree unchanged, reusing $tree"
 fi
+touch "$tree/.rvkvm-used"
 if [ "${1:-}" = --tree-only ]; then
 	echo "kernel: patched tree at $tree"
 	exit 0

@@ -27,8 +27,8 @@ t kvmtool-line-iodelay-engine has "thread pool, 4 threads, --debug-iodelay" /tmp
 t kvmtool-line-seccomp-on has "seccomp: filter loaded" /tmp/kt.log
 t cpu-type-min-base grep -q 'rv64imafdc' /tmp/min.dtb
 
-# --cpu-type max (the default) keeps what min hides (zicboz: KVM 6.12 can
-# hide it, and QEMU's rv64 host has it).
+# --cpu-type max (the default) keeps what min hides (zicboz: KVM, 6.12 as
+# 7.3, can hide it, and QEMU's rv64 host has it).
 lkvm /tmp/max.log -k Image -i guest-opts.cpio.gz -m 128 -c 1 --cpu-type max \
 	--dump-dtb /tmp/max.dtb
 t cpu-type-max-status [ $rc -eq 0 ]

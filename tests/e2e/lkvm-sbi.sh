@@ -18,8 +18,8 @@ t dump-dtb-vm-runs has "guest-hello: 2 cpu(s)" /tmp/dtb.log
 t custom-mvendorid-seen-by-guest has "guest-mvendorid:0x5a5a" /tmp/dtb.log
 t dump-dtb-status [ $rc -eq 0 ]
 t dump-dtb-written [ -s /tmp/guest.dtb ]
-# ISA extensions: d can be hidden from the guest, zicsr cannot (KVM 6.12
-# refuses; lkvm warns and goes on).
+# ISA extensions: d can be hidden from the guest, zicsr cannot (KVM refuses,
+# in 7.3 as in 6.12; lkvm warns and goes on).
 lkvm /tmp/isa.log -k sbi-probe.Image --nodefaults --console hv -m 64 -c 1 \
 	--disable-d --disable-zicsr --dump-dtb /tmp/isa.dtb
 t disable-ext-runs [ $rc -eq 0 ]

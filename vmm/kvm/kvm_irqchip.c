@@ -34,11 +34,17 @@ _Static_assert(KVM_DEV_RISCV_AIA_GRP_CONFIG == 0 &&
 	       "vmm/irqchip.c's AIA numbers must match asm/kvm.h");
 
 /*
- * The in-kernel PLIC is rvkvm's (kernel-patches/): the next device type
- * after the AIA in Linux 6.12's uapi, which the system headers predate.
+ * The in-kernel PLIC is rvkvm's (kernel-patches/0001, never upstream): its
+ * device type is the one after the last of Linux 7.3's enum
+ * kvm_device_type, KVM_DEV_TYPE_ARM_VGIC_V5 (16).  The sysroot's uapi
+ * headers (6.12) end at KVM_DEV_TYPE_RISCV_AIA (11) and cannot give it:
+ * 12 to 15 went to LoongArch's irqchips (from 6.15), 16 to the GICv5.
+ * Headers of the patched kernel define it; they must agree.
  */
-#ifndef KVM_DEV_TYPE_RISCV_PLIC
-#define KVM_DEV_TYPE_RISCV_PLIC (KVM_DEV_TYPE_RISCV_AIA + 1)
+#define RVKVM_DEV_TYPE_RISCV_PLIC 17
+#ifdef KVM_DEV_TYPE_RISCV_PLIC
+_Static_assert(KVM_DEV_TYPE_RISCV_PLIC == RVKVM_DEV_TYPE_RISCV_PLIC,
+	       "kernel-patches/0001's device type must match lkvm's");
 #endif
 
 static bool kvm_can_create(int vm_fd, uint32_t type)
@@ -61,7 +67,8 @@ void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
 		vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
 	if (vm_fd >= 0) {
 		h->aia = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_AIA);
-		h->kernel_plic = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_PLIC);
+		h->kernel_plic =
+			kvm_can_create(vm_fd, RVKVM_DEV_TYPE_RISCV_PLIC);
 	}
 	if (vm_fd >= 0)
 		close(vm_fd);
@@ -147,7 +154,7 @@ int kvm_aia_create(struct vm *vm, const struct aia_params *p,
  */
 int kvm_plic_create(struct vm *vm, uint64_t base, uint32_t nr_sources)
 {
-	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_RISCV_PLIC };
+	struct kvm_create_device dev = { .type = RVKVM_DEV_TYPE_RISCV_PLIC };
 	const char *why = "";
 	int ret;
 
