@@ -72,7 +72,7 @@ endif
 LKVM_SRCS  := $(wildcard lib/*.c devices/*.c virtio/*.c) $(VMM_SRCS)
 
 .PHONY: all deps sysroot kernel kernel-tree images lkvm riscv-tests unit \
-	fuzz fuzz-check fuzz-campaign format-check e2e check check-quick run run-host bench clean kvm-selftests passt-root stock-kernel \
+	fuzz fuzz-check fuzz-campaign format-check e2e check check-quick run run-host bench clean kvm-selftests checkpatch passt-root stock-kernel \
 	distclean install
 
 all: lkvm kernel images
@@ -123,6 +123,10 @@ riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
 	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root \
 	     $(BUILD)/riscv64/dns-stub $(BUILD)/riscv64/vsock-peer kvm-selftests \
 	     stock-kernel $(BUILD)/images/stock-root.img
+
+# kernel-patches/ through the patched tree's checkpatch.pl --strict.
+checkpatch: | $(DEPS)
+	scripts/checkpatch.sh
 
 # The KVM selftests of kernel-patches/, built in the patched kernel tree.
 kvm-selftests: $(BUILD)/riscv64/kvm-selftests/plic_test

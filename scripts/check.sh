@@ -420,6 +420,12 @@ suite_e2e() {
 	stage "check: build the kernel and the riscv64 tests"
 	build e2e kernel riscv-tests || { stage_done failed; return; }
 	step_done
+	# The patch stack stays postable: the patched tree's own
+	# checkpatch.pl --strict finds nothing in any patch.
+	scripts/checkpatch.sh >"$logs/checkpatch.log" 2>&1 ||
+		grep -q '^FAIL' "$logs/checkpatch.log" ||
+		record FAIL kernel-patches/checkpatch "did not run, see $logs/checkpatch.log"
+	collect kernel-patches "$logs/checkpatch.log" >/dev/null
 	case_dir=$RVKVM_BUILD/check/cases
 	mkdir -p "$case_dir"
 	while read -r name rest; do
