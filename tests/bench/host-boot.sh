@@ -48,49 +48,83 @@ for transport in pci mmio; do
 	echo "BENCH boot-to-init-$transport-disk-rng-median $median s"
 done
 
-# Both VMMs on the minimal line users type for a kernel test (an
-# initramfs, no NIC, no default devices: -n mode=none --nodefaults), and
-# kvmtool too when it was added as ./kvmtool, alternating, 3 rounds:
-# from exec to the guest's init ("rvkvm-init: guest up") and to the VMM's
-# exit (the guest powers off), and at init the VMM's resident memory less
-# the resident part of its guest RAM (the largest mapping): what the VMM
-# itself costs.  lkvm's --debug (which prints its exit counters and peak
+# Two lines users type, each VMM in turn (kvmtool too when it was added
+# as ./kvmtool), 3 rounds: "min", the minimal line of a kernel test (an
+# initramfs, no NIC, no default devices: -n mode=none --nodefaults), from
+# exec to the guest's init ("rvkvm-init: guest up") and to the VMM's exit
+# (the guest powers off); and "plain", kvmtool's "lkvm run -k Image" with
+# each VMM's defaults: its default NIC (lkvm: passt; kvmtool: its own
+# user-mode stack) and its default root (~/.lkvm/default over 9p, a shell
+# on the console; each VMM with a HOME of its own), from exec to the
+# guest's init (the kernel's "Run /virt/init") and to the VMM's exit after
+# "exit" is typed into that shell a second later (that second included).
+# Both with the VMM's resident memory at init less the resident part of
+# its guest RAM (the largest mapping): what the VMM itself costs; on the
+# minimal line lkvm's --debug (which prints its exit counters and peak
 # RSS) adds its CPU time to the first guest instruction.  Prints
-# "BENCH <vmm>-r<round>-c1-boot-min-<measure> value unit".
-vmm_once() {
-	name=$1
-	shift
-	rm -f /tmp/v.log
-	start=$(now)
-	"$@" </dev/null >/tmp/v.log 2>&1 &
-	pid=$!
+# "BENCH <vmm>-r<round>-c1-boot-<line>-<measure> value unit".
+#
+# guest_ram_rss PID: the resident KiB of PID's largest mapping.
+guest_ram_rss() {
+	awk '/^[0-9a-f]+-[0-9a-f]+ / { m = 1; next }
+		m && $1 == "Size:" { s = $2 }
+		m && $1 == "Rss:" { if (s > big) { big = s; r = $2 }; m = 0 }
+		END { print r + 0 }' /proc/$1/smaps 2>/dev/null
+}
+# until_gone PID: wait (at most 24 s) for PID to end.
+until_gone() {
 	i=0
-	while ! grep -q "rvkvm-init: guest up" /tmp/v.log && [ $i -lt 1200 ]; do
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 1200 ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+}
+# vmm_once LINE NAME COMMAND...
+vmm_once() {
+	line=$1 name=$2
+	shift 2
+	marker="rvkvm-init: guest up"
+	[ "$line" = plain ] && marker="Run /virt/init"
+	rm -f /tmp/v.log /tmp/vin
+	mkfifo /tmp/vin
+	start=$(now)
+	"$@" </tmp/vin >/tmp/v.log 2>&1 &
+	pid=$!
+	exec 4>/tmp/vin
+	# The minimal line's guest reads nothing: its stdin ends at once.
+	[ "$line" = min ] && exec 4>&-
+	i=0
+	while ! grep -q "$marker" /tmp/v.log && [ $i -lt 1200 ]; do
 		sleep 0.02
 		i=$((i + 1))
 	done
 	init=$(now)
-	grep -q "rvkvm-init: guest up" /tmp/v.log || init=
+	grep -q "$marker" /tmp/v.log || init=
 	rss=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$pid/status 2>/dev/null)
-	ram=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { m = 1; next }
-		m && $1 == "Size:" { s = $2 }
-		m && $1 == "Rss:" { if (s > big) { big = s; r = $2 }; m = 0 }
-		END { print r + 0 }' /proc/$pid/smaps 2>/dev/null)
+	ram=$(guest_ram_rss $pid)
+	if [ "$line" = plain ]; then
+		sleep 1
+		echo exit >&4
+		exec 4>&-
+	fi
+	until_gone $pid
+	end=$(now)
+	kill $pid 2>/dev/null
 	wait $pid
 	st=$?
-	end=$(now)
-	echo "BENCH $name-c1-boot-min-status $st exit"
+	m="BENCH $name-c1-boot-$line"
+	echo "$m-status $st exit"
 	if [ -z "$init" ]; then
-		echo "BENCH $name-c1-boot-min-no-init 1 run"
+		echo "$m-no-init 1 run"
 		tail -5 /tmp/v.log
 		return
 	fi
-	awk -v s="$start" -v i="$init" -v e="$end" -v n="$name" 'BEGIN {
-		printf "BENCH %s-c1-boot-min-exec-to-init %.2f s\n", n, i - s
-		printf "BENCH %s-c1-boot-min-exec-to-exit %.2f s\n", n, e - s
+	awk -v s="$start" -v i="$init" -v e="$end" -v m="$m" 'BEGIN {
+		printf "%s-exec-to-init %.2f s\n", m, i - s
+		printf "%s-exec-to-exit %.2f s\n", m, e - s
 	}'
-	[ -n "$rss" ] && echo "BENCH $name-c1-boot-min-RSS-less-guest-RAM $((rss - ram)) KiB"
-	sed -n 's/.*CPU time to the first guest instruction: \([0-9.]*\) ms.*/BENCH '"$name"'-c1-boot-min-CPU-ms-to-first-instruction \1 ms/p' /tmp/v.log
+	[ -n "$rss" ] && echo "$m-RSS-less-guest-RAM $((rss - ram)) KiB"
+	sed -n 's/.*CPU time to the first guest instruction: \([0-9.]*\) ms.*/'"$m"'-CPU-ms-to-first-instruction \1 ms/p' /tmp/v.log
 }
 # A guest reboot both ways, alternating, 3 rounds: the guest reboots at
 # once (guest/boottest.sh's rvkvm.bt=reboot) and lkvm boots it again, five
@@ -132,10 +166,14 @@ for round in 1 2 3; do
 done
 
 for round in 1 2 3; do
-	vmm_once "lkvm-r$round" ./lkvm run -k Image -i guest-hello.cpio.gz \
+	vmm_once min "lkvm-r$round" ./lkvm run -k Image -i guest-hello.cpio.gz \
 		-m 256 -c 1 -n mode=none --nodefaults --debug
-	[ -x ./kvmtool ] && vmm_once "kvmtool-r$round" ./kvmtool run -k Image \
+	[ -x ./kvmtool ] && vmm_once min "kvmtool-r$round" ./kvmtool run -k Image \
 		-i guest-hello.cpio.gz -m 256 -c 1 -n mode=none --nodefaults \
 		-p console=ttyS0
+	mkdir -p /tmp/home-lkvm /tmp/home-kvmtool
+	vmm_once plain "lkvm-r$round" env HOME=/tmp/home-lkvm ./lkvm run -k Image
+	[ -x ./kvmtool ] && vmm_once plain "kvmtool-r$round" \
+		env HOME=/tmp/home-kvmtool ./kvmtool run -k Image
 done
 exit 0
