@@ -332,6 +332,14 @@ static void steps_down(struct machine *m, size_t to, bool per_boot_only)
 			boot_steps[to].down(m);
 }
 
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /*
  * Run the steps (all, or the per-boot ones); *done: how many are up.  A
  * stop requested meanwhile (a signal, read here without waiting, or
@@ -340,6 +348,7 @@ static void steps_down(struct machine *m, size_t to, bool per_boot_only)
 static int steps_up(struct machine *m, bool per_boot_only, size_t *done)
 {
 	for (size_t i = 0; i < NR_STEPS; i++) {
+		uint64_t t0;
 		int ret;
 
 		if (per_boot_only && !boot_steps[i].per_boot)
@@ -349,11 +358,14 @@ static int steps_up(struct machine *m, bool per_boot_only, size_t *done)
 			return -EINTR;
 		}
 		pr_debug("boot step %s", boot_steps[i].name);
+		t0 = now_us();
 		ret = boot_steps[i].up(m);
 		if (ret) {
 			*done = i;
 			return ret;
 		}
+		pr_debug("boot step %s: %.1f ms", boot_steps[i].name,
+			 (now_us() - t0) / 1000.0);
 	}
 	*done = NR_STEPS;
 	return 0;
@@ -388,14 +400,6 @@ static bool machine_run_once(struct machine *m, int sfd)
  * ioeventfds, irqfds and vCPU fds stay.  Nonzero: not possible here (the
  * caller builds a new VM, as without the capability).
  */
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static int machine_warm_reset(struct machine *m)
 {
 	struct vm *vm = &m->vm;
