@@ -109,20 +109,29 @@ vmm_once() {
 	fi
 	until_gone $pid
 	end=$(now)
+	gone=1
+	kill -0 $pid 2>/dev/null && gone=
 	kill $pid 2>/dev/null
 	wait $pid
 	st=$?
 	m="BENCH $name-c1-boot-$line"
 	echo "$m-status $st exit"
+	# A VMM that did not reach init, or did not end by itself: no
+	# figure, its console's last lines instead.
 	if [ -z "$init" ]; then
 		echo "$m-no-init 1 run"
-		tail -5 /tmp/v.log
+		tail -15 /tmp/v.log
 		return
 	fi
-	awk -v s="$start" -v i="$init" -v e="$end" -v m="$m" 'BEGIN {
-		printf "%s-exec-to-init %.2f s\n", m, i - s
-		printf "%s-exec-to-exit %.2f s\n", m, e - s
-	}'
+	if [ -z "$gone" ]; then
+		echo "$m-not-ended 1 run"
+		tail -15 /tmp/v.log
+	else
+		awk -v s="$start" -v e="$end" -v m="$m" \
+			'BEGIN { printf "%s-exec-to-exit %.2f s\n", m, e - s }'
+	fi
+	awk -v s="$start" -v i="$init" -v m="$m" \
+		'BEGIN { printf "%s-exec-to-init %.2f s\n", m, i - s }'
 	[ -n "$rss" ] && echo "$m-RSS-less-guest-RAM $((rss - ram)) KiB"
 	sed -n 's/.*CPU time to the first guest instruction: \([0-9.]*\) ms.*/'"$m"'-CPU-ms-to-first-instruction \1 ms/p' /tmp/v.log
 }
