@@ -236,7 +236,8 @@ static void hy_guest_rw(struct vsock_hy *hy, struct vsock_hy_conn *c,
 		c->fwd_cnt += off;
 	}
 	if (!hy_buffer(c, hy->bounce + off, len - off)) {
-		pr_once(LOG_WARN, "virtio-vsock: out of memory for a connection");
+		pr_once(LOG_WARN,
+			"virtio-vsock: out of memory for a connection");
 		hy_conn_reset(hy, c);
 		return;
 	}
@@ -292,8 +293,7 @@ static void hy_guest_shutdown(struct vsock_hy *hy, struct vsock_hy_conn *c,
 
 /* A packet for connection c, in state EST or REQUEST. */
 static void hy_guest_conn_pkt(struct vsock_hy *hy, struct vsock_hy_conn *c,
-			      const struct vsock_hdr *h,
-			      struct virtq_reader *r)
+			      const struct vsock_hdr *h, struct virtq_reader *r)
 {
 	bool est = c->state == VSOCK_HY_EST;
 
@@ -336,8 +336,9 @@ static bool hy_guest_len_ok(const struct vsock_hdr *h, uint64_t payload)
 	}
 	if ((h->op == VSOCK_OP_RW && h->len > VSOCK_HY_PKT_MAX) ||
 	    (h->op != VSOCK_OP_RW && h->len) || h->len > payload) {
-		pr_guest_once("virtio-vsock: op %u with len %u, %llu bytes after the header",
-			      h->op, h->len, (unsigned long long)payload);
+		pr_guest_once(
+			"virtio-vsock: op %u with len %u, %llu bytes after the header",
+			h->op, h->len, (unsigned long long)payload);
 		return false;
 	}
 	return true;
@@ -399,7 +400,8 @@ static int hy_tx_chain(void *opaque, const struct virtq_chain *chain,
 	*len = 0;
 	virtq_reader_init(&r, chain);
 	if (virtq_reader_read(&r, b, sizeof(b)) < sizeof(b)) {
-		pr_guest_once("virtio-vsock: transmit buffer shorter than a header");
+		pr_guest_once(
+			"virtio-vsock: transmit buffer shorter than a header");
 		hy->stats.dropped++;
 		return 0;
 	}
@@ -525,7 +527,8 @@ static uint32_t hy_put_data(struct vsock_hy *hy, struct vsock_hy_conn *c,
 	if (room > VSOCK_HY_PKT_MAX)
 		room = VSOCK_HY_PKT_MAX;
 	if (!room) {
-		pr_guest_once("virtio-vsock: receive buffer with no room for data");
+		pr_guest_once(
+			"virtio-vsock: receive buffer with no room for data");
 		return 0; /* returned unused */
 	}
 	n = hy->ops.recv(hy->opaque, c->h, hy->bounce, room);
@@ -560,7 +563,8 @@ static uint32_t hy_rx_one(struct vsock_hy *hy, bool *gave_back)
 
 	*gave_back = false;
 	if (room < VSOCK_HDR_SIZE) {
-		pr_guest_once("virtio-vsock: receive buffer shorter than a header");
+		pr_guest_once(
+			"virtio-vsock: receive buffer shorter than a header");
 		return 0;
 	}
 	if (hy->nr_rst) {
@@ -570,7 +574,8 @@ static uint32_t hy_rx_one(struct vsock_hy *hy, bool *gave_back)
 
 		hy_hdr_for(hy, &tmp, &h, VSOCK_OP_RST);
 		h.buf_alloc = 0;
-		memmove(hy->rst, hy->rst + 1, --hy->nr_rst * sizeof(hy->rst[0]));
+		memmove(hy->rst, hy->rst + 1,
+			--hy->nr_rst * sizeof(hy->rst[0]));
 		hy->stats.rsts_sent++;
 		return hy_put(hy, &h, NULL);
 	}
@@ -731,13 +736,15 @@ static void hy_host_line(struct vsock_hy *hy, struct vsock_hy_conn *c)
 		c->line[c->line_len++] = ch;
 	}
 	if (n == 1)
-		pr_once(LOG_WARN, "vsock: a host peer's CONNECT line is too long");
+		pr_once(LOG_WARN,
+			"vsock: a host peer's CONNECT line is too long");
 	hy_conn_free(hy, c);
 	return;
 parse:
 	port = hy_parse_line(c->line, c->line_len);
 	if (port < 0) {
-		pr_once(LOG_WARN, "vsock: a host peer sent no 'CONNECT <port>' line");
+		pr_once(LOG_WARN,
+			"vsock: a host peer sent no 'CONNECT <port>' line");
 		hy_conn_free(hy, c);
 		return;
 	}

@@ -122,7 +122,7 @@ struct vsock_hy_conn {
 	int h;
 	uint32_t gport, hport; /* the guest's port, lkvm's (host CID) port */
 	unsigned int pend;
-	uint64_t deadline; /* LINE, REQUEST: ms */
+	uint64_t deadline;  /* LINE, REQUEST: ms */
 	bool host_readable; /* not known to be drained */
 	bool host_eof;
 	uint32_t guest_shut; /* VSOCK_SHUTDOWN_* the guest sent */

@@ -42,8 +42,8 @@ struct fix {
 	struct vsock_hy hy;
 	int level;
 	struct stream s[NH];
-	int connect_ret[4];	/* per port 0..3: a handle or -errno */
-	uint32_t connect_port;	/* last asked */
+	int connect_ret[4];    /* per port 0..3: a handle or -errno */
+	uint32_t connect_port; /* last asked */
 	unsigned int connects;
 	uint64_t now;
 	uint64_t rx_gpa[NUM];
@@ -143,8 +143,8 @@ static int setup(void **state)
 		f->connect_ret[i] = -ECONNREFUSED;
 	for (unsigned int i = 0; i < NH; i++)
 		f->s[i].out_room = SIZE_MAX;
-	assert_int_equal(vsock_hy_init(&f->hy, &SLOT_RES(0), &f->q[0].mem,
-				       &irq, CID, &ops, f),
+	assert_int_equal(vsock_hy_init(&f->hy, &SLOT_RES(0), &f->q[0].mem, &irq,
+				       CID, &ops, f),
 			 0);
 	assert_int_equal(vqm_mmio_negotiate(&f->hy.dev.vm, V1), 11);
 	for (unsigned int q = 0; q < 3; q++)
@@ -204,8 +204,8 @@ static bool rx_get(struct fix *f, struct vsock_hdr *h, void *payload)
 static void tx_raw(struct fix *f, const struct vsock_hdr *h, const void *data,
 		   uint32_t data_len)
 {
-	struct vqm_buf b = vqm_buf_new(&f->q[1], VSOCK_HDR_SIZE + data_len,
-				       false, 0);
+	struct vqm_buf b =
+		vqm_buf_new(&f->q[1], VSOCK_HDR_SIZE + data_len, false, 0);
 	uint8_t *p = vqm_ptr(&f->q[1], b.gpa, b.len);
 
 	vsock_hdr_encode(h, p);
@@ -443,9 +443,14 @@ static void test_bad_lines(void **state)
 {
 	struct fix *f = *state;
 	static const char *const bad[] = {
-		"CONNECT\n",	  "CONNECT x\n",	  "connect 5\n",
-		"CONNECT 5 \n",	  "CONNECT 4294967296\n", "CONNECT -1\n",
-		"CONNECT  5\n",	  "CONNECT 99999999999\n",
+		"CONNECT\n",
+		"CONNECT x\n",
+		"connect 5\n",
+		"CONNECT 5 \n",
+		"CONNECT 4294967296\n",
+		"CONNECT -1\n",
+		"CONNECT  5\n",
+		"CONNECT 99999999999\n",
 		"CONNECT 123456789012345678901234567890\n",
 	};
 	struct vsock_hdr h;
