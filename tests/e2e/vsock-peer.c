@@ -63,17 +63,18 @@ static int echo_one(int c)
 	return n < 0 ? -1 : 0;
 }
 
-static int do_listen(unsigned int port, unsigned long count)
+/*
+ * Bind s to a (named name), listen, then accept count connections (0:
+ * until killed) and echo each; "listening on NAME" once it listens.
+ */
+static int serve(int s, const struct sockaddr *a, socklen_t len,
+		 const char *name, unsigned long count)
 {
-	struct sockaddr_vm a = addr_of(VMADDR_CID_ANY, port);
-	int s = socket(AF_VSOCK, SOCK_STREAM, 0);
-
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(s, 4)) {
+	if (s < 0 || bind(s, a, len) || listen(s, 4)) {
 		perror("vsock-peer: listen");
 		return 1;
 	}
-	printf("vsock-peer: listening on %u\n", port);
+	printf("vsock-peer: listening on %s\n", name);
 	fflush(stdout);
 	for (unsigned long i = 0; !count || i < count; i++) {
 		int c = accept(s, NULL, NULL);
@@ -87,7 +88,18 @@ static int do_listen(unsigned int port, unsigned long count)
 		close(c);
 	}
 	close(s);
+	printf("vsock-peer: served %lu\n", count);
 	return 0;
+}
+
+static int do_listen(unsigned int port, unsigned long count)
+{
+	struct sockaddr_vm a = addr_of(VMADDR_CID_ANY, port);
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", port);
+	return serve(socket(AF_VSOCK, SOCK_STREAM, 0), (struct sockaddr *)&a,
+		     sizeof(a), name, count);
 }
 
 /* A connected socket, retrying while the peer is not listening yet. */
@@ -227,30 +239,10 @@ static struct sockaddr_un unix_addr(const char *path)
 static int do_ulisten(const char *path, unsigned long count)
 {
 	struct sockaddr_un a = unix_addr(path);
-	int s = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	unlink(path);
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(s, 4)) {
-		perror("vsock-peer: ulisten");
-		return 1;
-	}
-	printf("vsock-peer: listening on %s\n", path);
-	fflush(stdout);
-	for (unsigned long i = 0; !count || i < count; i++) {
-		int c = accept(s, NULL, NULL);
-
-		if (c < 0) {
-			perror("vsock-peer: accept");
-			return 1;
-		}
-		if (echo_one(c))
-			perror("vsock-peer: echo");
-		close(c);
-	}
-	close(s);
-	printf("vsock-peer: served %lu\n", count);
-	return 0;
+	return serve(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a,
+		     sizeof(a), path, count);
 }
 
 /*

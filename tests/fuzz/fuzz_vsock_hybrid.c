@@ -40,112 +40,33 @@
 #include "virtio/vsock_hybrid.h"
 #include "lib/log.h"
 #include "tests/fuzz/fuzz_virtio_util.h"
+#define FAKE_CHECK CHECK
 #include "tests/unit/slot_res.h"
+#include "tests/unit/vsock_hy_fake.h"
 
-#define NH 80
+#define NH FAKE_NH
 #define GUEST_CID 3
-#define IN_MAX 256
-
-struct stream {
-	bool open, shut_wr, eof, gone;
-	uint8_t in[IN_MAX];
-	size_t in_len, in_off;
-	size_t room;  /* bytes it takes before -EAGAIN */
-	uint8_t next; /* counter stream */
-};
 
 struct fuzz_ctx {
+	struct fake_host host; /* first: the ops' opaque */
 	struct guest_mem mem;
 	struct vsock_hy hy;
 	int level;
-	struct stream s[NH];
-	uint64_t now;
+	uint8_t next[NH]; /* each host peer's counter stream */
 	struct fuzz_ring rings[3];
 	struct fuzz_in in;
 };
 
-static struct stream *fuzz_stream(struct fuzz_ctx *c, int h)
+/* Ports that are 0 mod 3 have no listener; others get a free handle. */
+static int fuzz_connect(struct fake_host *fh, uint32_t port)
 {
-	CHECK(h >= 0 && h < NH && c->s[h].open);
-	return &c->s[h];
-}
-
-static int h_connect(void *opaque, uint32_t port)
-{
-	struct fuzz_ctx *c = opaque;
-
 	if (port % 3 == 0)
 		return -ECONNREFUSED;
-	for (int h = NH / 2; h < NH; h++) {
-		if (!c->s[h].open) {
-			c->s[h] = (struct stream){ .open = true,
-						   .room = SIZE_MAX };
+	for (int h = NH / 2; h < NH; h++)
+		if (!fh->s[h].open)
 			return h;
-		}
-	}
 	return -EMFILE;
 }
-
-static long h_send(void *opaque, int h, const void *buf, size_t len)
-{
-	struct stream *s = fuzz_stream(opaque, h);
-
-	CHECK(buf && len > 0 && len <= VSOCK_HY_BUF_ALLOC);
-	CHECK(!s->shut_wr);
-	if (s->gone)
-		return -EPIPE;
-	if (!s->room)
-		return -EAGAIN;
-	if (len > s->room)
-		len = s->room;
-	if (s->room != SIZE_MAX)
-		s->room -= len;
-	return len;
-}
-
-static long h_recv(void *opaque, int h, void *buf, size_t len)
-{
-	struct stream *s = fuzz_stream(opaque, h);
-	size_t n = s->in_len - s->in_off;
-
-	CHECK(buf && len > 0 && len <= VSOCK_HY_PKT_MAX);
-	if (s->gone)
-		return -ECONNRESET;
-	if (!n)
-		return s->eof ? 0 : -EAGAIN;
-	if (n > len)
-		n = len;
-	memcpy(buf, s->in + s->in_off, n);
-	s->in_off += n;
-	return n;
-}
-
-static void h_shutdown_wr(void *opaque, int h)
-{
-	struct stream *s = fuzz_stream(opaque, h);
-
-	CHECK(!s->shut_wr);
-	s->shut_wr = true;
-}
-
-static void h_close(void *opaque, int h)
-{
-	fuzz_stream(opaque, h)->open = false;
-}
-
-static uint64_t h_now(void *opaque)
-{
-	return ((struct fuzz_ctx *)opaque)->now;
-}
-
-static const struct vsock_hy_host_ops ops = {
-	.connect = h_connect,
-	.send = h_send,
-	.recv = h_recv,
-	.shutdown_wr = h_shutdown_wr,
-	.close = h_close,
-	.now_ms = h_now,
-};
 
 static void fuzz_invariants(struct fuzz_ctx *c)
 {
@@ -157,24 +78,19 @@ static void fuzz_invariants(struct fuzz_ctx *c)
 		CHECK(k->buf_len <= VSOCK_HY_BUF_ALLOC);
 		if (k->state == VSOCK_HY_FREE || k->h < 0)
 			continue;
-		CHECK(k->h < NH && c->s[k->h].open);
+		CHECK(k->h < NH && c->host.s[k->h].open);
 		held++;
 	}
 	for (unsigned int h = 0; h < NH; h++)
-		open += c->s[h].open;
+		open += c->host.s[h].open;
 	CHECK(held == open);
 	CHECK(c->hy.nr_rst <= VSOCK_HY_RST_MAX);
 }
 
 static void fuzz_setup(struct fuzz_ctx *c)
 {
-	uint8_t f = fuzz_u8(&c->in);
-	uint64_t features = VIRTIO_BIT(VIRTIO_F_VERSION_1);
+	uint64_t features = fuzz_transport_features(fuzz_u8(&c->in));
 
-	if (f & 1)
-		features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
-	if (f & 2)
-		features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
 	for (unsigned int q = 0; q < 3; q++)
 		fuzz_ring_at(&c->rings[q], 0x2000 * q, fuzz_u8(&c->in) % 8);
 	fuzz_mmio_driver_up(&c->hy.dev.vm, features, c->rings, 3);
@@ -225,9 +141,9 @@ static void fuzz_accept(struct fuzz_ctx *c)
 {
 	int h = fuzz_u8(&c->in) % (NH / 2);
 
-	if (c->s[h].open)
+	if (c->host.s[h].open)
 		return;
-	c->s[h] = (struct stream){ .open = true, .room = SIZE_MAX };
+	fake_open(&c->host, h);
 	vsock_hy_host_accept(&c->hy, h);
 }
 
@@ -235,29 +151,23 @@ static void fuzz_host_bytes(struct fuzz_ctx *c)
 {
 	int h = fuzz_u8(&c->in) % NH;
 	uint8_t kind = fuzz_u8(&c->in), n = fuzz_u8(&c->in);
-	struct stream *s = &c->s[h];
-	char line[32];
-	int len;
+	struct fake_stream *s = &c->host.s[h];
+	uint8_t buf[256];
+	int len = n;
 
 	if (!s->open)
 		return;
 	if (s->in_off == s->in_len)
 		s->in_off = s->in_len = 0;
-	switch (kind % 3) {
-	case 0:
-		len = snprintf(line, sizeof(line), "CONNECT %u\n", n);
-		if (s->in_len + len <= IN_MAX) {
-			memcpy(s->in + s->in_len, line, len);
-			s->in_len += len;
-		}
-		break;
-	case 1:
-		for (unsigned int i = 0; i < n && s->in_len < IN_MAX; i++)
-			s->in[s->in_len++] = s->next++;
-		break;
-	default:
+	if (kind % 3 == 0)
+		len = snprintf((char *)buf, sizeof(buf), "CONNECT %u\n", n);
+	else
+		for (int i = 0; i < len; i++)
+			buf[i] = c->next[h]++;
+	if (kind % 3 == 2)
 		s->eof = true;
-	}
+	else
+		fake_input(&c->host, h, buf, len);
 	vsock_hy_host_ready(&c->hy, h);
 }
 
@@ -266,10 +176,10 @@ static void fuzz_host_state(struct fuzz_ctx *c)
 	int h = fuzz_u8(&c->in) % NH;
 	uint8_t room = fuzz_u8(&c->in), gone = fuzz_u8(&c->in);
 
-	if (!c->s[h].open)
+	if (!c->host.s[h].open)
 		return;
-	c->s[h].room = room == 255 ? SIZE_MAX : room * 64u;
-	c->s[h].gone = gone == 0xee;
+	c->host.s[h].room = room == 255 ? SIZE_MAX : room * 64u;
+	c->host.s[h].gone = gone == 0xee;
 	vsock_hy_host_ready(&c->hy, h);
 }
 
@@ -277,7 +187,7 @@ static void fuzz_tick(struct fuzz_ctx *c)
 {
 	int64_t next;
 
-	c->now += fuzz_u16(&c->in);
+	c->host.now += fuzz_u16(&c->in);
 	next = vsock_hy_tick(&c->hy);
 	CHECK(next >= -1 && next <= VSOCK_HY_TIMEOUT_MS);
 }
@@ -308,10 +218,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2)
 		return 0;
 	memset(&c, 0, sizeof(c));
+	c.host.connect = fuzz_connect;
 	fuzz_ram_alloc(&c.mem);
 	fuzz_split_input(data, size, 2, &c.mem, &c.in);
-	CHECK(!vsock_hy_init(&c.hy, &SLOT_RES(0), &c.mem, &irq, GUEST_CID, &ops,
-			     &c));
+	CHECK(!vsock_hy_init(&c.hy, &SLOT_RES(0), &c.mem, &irq, GUEST_CID,
+			     &fake_host_ops, &c.host));
 	while (c.in.p < c.in.end) {
 		switch (fuzz_u8(&c.in) % 10) {
 		case 0:
@@ -347,8 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_invariants(&c);
 	}
 	vsock_hy_destroy(&c.hy);
-	for (unsigned int h = 0; h < NH; h++)
-		CHECK(!c.s[h].open);
+	CHECK(fake_finish(&c.host) == 0);
 	fuzz_ram_free(&c.mem);
 	return 0;
 }

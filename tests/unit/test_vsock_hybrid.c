@@ -15,8 +15,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#define FAKE_CHECK(c) assert_true(c)
 #include "virtio/vsock_hybrid.h"
 #include "tests/unit/slot_res.h"
+#include "tests/unit/vsock_hy_fake.h"
 #include "tests/unit/virtq_mock.h"
 
 #define RAM_SIZE (8u << 20)
@@ -24,28 +26,13 @@
 #define V1 VIRTIO_BIT(VIRTIO_F_VERSION_1)
 #define CID 7
 #define RXBUF (VSOCK_HDR_SIZE + 4096)
-#define NH 80 /* fake handles */
-
-struct stream {
-	bool open, shut_wr;
-	uint8_t in[8192]; /* what the host peer sends */
-	size_t in_len, in_off;
-	bool in_eof;
-	uint8_t *out; /* what lkvm sent it */
-	size_t out_len;
-	size_t out_room; /* bytes it takes before -EAGAIN */
-	bool gone;	 /* send: -EPIPE */
-};
 
 struct fix {
+	struct fake_host host; /* first: the ops' opaque */
 	struct vqm q[3];
 	struct vsock_hy hy;
 	int level;
-	struct stream s[NH];
-	int connect_ret[4];    /* per port 0..3: a handle or -errno */
-	uint32_t connect_port; /* last asked */
-	unsigned int connects;
-	uint64_t now;
+	int connect_ret[4]; /* per port 0..3: a handle or -errno */
 	uint64_t rx_gpa[NUM];
 };
 
@@ -54,82 +41,12 @@ static void irq_set(void *opaque, int level)
 	*(int *)opaque = level;
 }
 
-static int h_connect(void *opaque, uint32_t port)
+static int fix_connect(struct fake_host *fh, uint32_t port)
 {
-	struct fix *f = opaque;
-	int h;
+	struct fix *f = (struct fix *)fh;
 
-	f->connects++;
-	f->connect_port = port;
-	h = port < 4 ? f->connect_ret[port] : -ECONNREFUSED;
-	if (h >= 0)
-		f->s[h].open = true;
-	return h;
+	return port < 4 ? f->connect_ret[port] : -ECONNREFUSED;
 }
-
-static long h_send(void *opaque, int h, const void *buf, size_t len)
-{
-	struct stream *s = &((struct fix *)opaque)->s[h];
-
-	assert_true(s->open);
-	if (s->gone)
-		return -EPIPE;
-	if (!s->out_room)
-		return -EAGAIN;
-	if (len > s->out_room)
-		len = s->out_room;
-	s->out = realloc(s->out, s->out_len + len);
-	memcpy(s->out + s->out_len, buf, len);
-	s->out_len += len;
-	s->out_room -= len;
-	return len;
-}
-
-static long h_recv(void *opaque, int h, void *buf, size_t len)
-{
-	struct stream *s = &((struct fix *)opaque)->s[h];
-	size_t n = s->in_len - s->in_off;
-
-	assert_true(s->open);
-	assert_true(len > 0);
-	if (!n)
-		return s->in_eof ? 0 : -EAGAIN;
-	if (n > len)
-		n = len;
-	memcpy(buf, s->in + s->in_off, n);
-	s->in_off += n;
-	return n;
-}
-
-static void h_shutdown_wr(void *opaque, int h)
-{
-	struct stream *s = &((struct fix *)opaque)->s[h];
-
-	assert_true(s->open);
-	s->shut_wr = true;
-}
-
-static void h_close(void *opaque, int h)
-{
-	struct stream *s = &((struct fix *)opaque)->s[h];
-
-	assert_true(s->open); /* once */
-	s->open = false;
-}
-
-static uint64_t h_now(void *opaque)
-{
-	return ((struct fix *)opaque)->now;
-}
-
-static const struct vsock_hy_host_ops ops = {
-	.connect = h_connect,
-	.send = h_send,
-	.recv = h_recv,
-	.shutdown_wr = h_shutdown_wr,
-	.close = h_close,
-	.now_ms = h_now,
-};
 
 static int setup(void **state)
 {
@@ -141,10 +58,10 @@ static int setup(void **state)
 	vqm_init_in(&f->q[2], &f->q[0], NUM, 16, 4, VQM_RAM_BASE + 0x400000);
 	for (unsigned int i = 0; i < 4; i++)
 		f->connect_ret[i] = -ECONNREFUSED;
-	for (unsigned int i = 0; i < NH; i++)
-		f->s[i].out_room = SIZE_MAX;
+	f->host.connect = fix_connect;
+	f->host.record = true;
 	assert_int_equal(vsock_hy_init(&f->hy, &SLOT_RES(0), &f->q[0].mem, &irq,
-				       CID, &ops, f),
+				       CID, &fake_host_ops, &f->host),
 			 0);
 	assert_int_equal(vqm_mmio_negotiate(&f->hy.dev.vm, V1), 11);
 	for (unsigned int q = 0; q < 3; q++)
@@ -159,10 +76,7 @@ static int teardown(void **state)
 	struct fix *f = *state;
 
 	vsock_hy_destroy(&f->hy);
-	for (unsigned int i = 0; i < NH; i++) {
-		assert_false(f->s[i].open); /* every handle closed */
-		free(f->s[i].out);
-	}
+	assert_int_equal(fake_finish(&f->host), 0); /* every handle closed */
 	vqm_free(&f->q[0]);
 	free(f);
 	return 0;
@@ -215,29 +129,31 @@ static void tx_raw(struct fix *f, const struct vsock_hdr *h, const void *data,
 	vqm_mmio_wr(&f->hy.dev.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 1);
 }
 
+/* A stream packet from the guest's gport to host port hport. */
+static struct vsock_hdr ghdr(uint16_t op, uint32_t gport, uint32_t hport)
+{
+	return (struct vsock_hdr){ .src_cid = CID,
+				   .dst_cid = VSOCK_HOST_CID,
+				   .src_port = gport,
+				   .dst_port = hport,
+				   .type = VSOCK_TYPE_STREAM,
+				   .op = op,
+				   .buf_alloc = 65536 };
+}
+
 static void tx(struct fix *f, uint16_t op, uint32_t gport, uint32_t hport,
 	       uint32_t flags, const void *data, uint32_t len)
 {
-	const struct vsock_hdr h = { .src_cid = CID,
-				     .dst_cid = VSOCK_HOST_CID,
-				     .src_port = gport,
-				     .dst_port = hport,
-				     .len = len,
-				     .type = VSOCK_TYPE_STREAM,
-				     .op = op,
-				     .flags = flags,
-				     .buf_alloc = 65536,
-				     .fwd_cnt = 0 };
+	struct vsock_hdr h = ghdr(op, gport, hport);
 
+	h.flags = flags;
+	h.len = len;
 	tx_raw(f, &h, data, len);
 }
 
 static void host_says(struct fix *f, int h, const char *s)
 {
-	size_t n = strlen(s);
-
-	memcpy(f->s[h].in + f->s[h].in_len, s, n);
-	f->s[h].in_len += n;
+	fake_input(&f->host, h, s, strlen(s));
 }
 
 static void expect_pkt(struct fix *f, uint16_t op, uint32_t gport,
@@ -256,7 +172,7 @@ static void host_connects(struct fix *f)
 {
 	struct vsock_hdr h;
 
-	f->s[5].open = true;
+	fake_open(&f->host, 5);
 	host_says(f, 5, "CONNECT 1234\n");
 	assert_int_equal(vsock_hy_host_accept(&f->hy, 5), 0);
 	rx_give(f, 4);
@@ -266,8 +182,8 @@ static void host_connects(struct fix *f)
 	assert_int_equal(h.src_port, VSOCK_HY_HOST_PORT_BASE);
 	assert_int_equal(h.buf_alloc, VSOCK_HY_BUF_ALLOC);
 	tx(f, VSOCK_OP_RESPONSE, 1234, VSOCK_HY_HOST_PORT_BASE, 0, NULL, 0);
-	assert_int_equal(f->s[5].out_len, 14);
-	assert_memory_equal(f->s[5].out, "OK 1073741824\n", 14);
+	assert_int_equal(f->host.s[5].out_len, 14);
+	assert_memory_equal(f->host.s[5].out, "OK 1073741824\n", 14);
 }
 
 static void test_host_to_guest(void **state)
@@ -280,7 +196,7 @@ static void test_host_to_guest(void **state)
 	host_connects(f);
 	/* Host bytes to the guest, then the host's end of stream. */
 	host_says(f, 5, "hello guest");
-	f->s[5].in_eof = true;
+	f->host.s[5].eof = true;
 	vsock_hy_host_ready(&f->hy, 5);
 	assert_true(rx_get(f, &h, buf));
 	assert_int_equal(h.op, VSOCK_OP_RW);
@@ -289,13 +205,13 @@ static void test_host_to_guest(void **state)
 	expect_pkt(f, VSOCK_OP_SHUTDOWN, 1234, hp);
 	/* Guest bytes to the host. */
 	tx(f, VSOCK_OP_RW, 1234, hp, 0, "hi host", 7);
-	assert_int_equal(f->s[5].out_len, 14 + 7);
-	assert_memory_equal(f->s[5].out + 14, "hi host", 7);
+	assert_int_equal(f->host.s[5].out_len, 14 + 7);
+	assert_memory_equal(f->host.s[5].out + 14, "hi host", 7);
 	/* The guest closes: lkvm's RST ends it, the host socket closed. */
 	tx(f, VSOCK_OP_SHUTDOWN, 1234, hp, 3, NULL, 0);
 	rx_give(f, 2);
 	expect_pkt(f, VSOCK_OP_RST, 1234, hp);
-	assert_false(f->s[5].open);
+	assert_false(f->host.s[5].open);
 	assert_int_equal(vsock_hy_nr_conns(&f->hy), 0);
 }
 
@@ -307,17 +223,17 @@ static void test_guest_to_host(void **state)
 	f->connect_ret[2] = 9;
 	rx_give(f, 8);
 	tx(f, VSOCK_OP_REQUEST, 5555, 2, 0, NULL, 0);
-	assert_int_equal(f->connect_port, 2);
+	assert_int_equal(f->host.connect_port, 2);
 	assert_true(rx_get(f, &h, NULL));
 	assert_int_equal(h.op, VSOCK_OP_RESPONSE);
 	assert_int_equal(h.dst_port, 5555);
 	assert_int_equal(h.src_port, 2);
 	tx(f, VSOCK_OP_RW, 5555, 2, 0, "data", 4);
-	assert_int_equal(f->s[9].out_len, 4);
+	assert_int_equal(f->host.s[9].out_len, 4);
 	/* The guest half-closes: the host socket's write side is shut. */
 	tx(f, VSOCK_OP_SHUTDOWN, 5555, 2, VSOCK_SHUTDOWN_SEND, NULL, 0);
-	assert_true(f->s[9].shut_wr);
-	assert_true(f->s[9].open);
+	assert_true(f->host.s[9].shut_wr);
+	assert_true(f->host.s[9].open);
 	/* ... and gets the host's reply. */
 	host_says(f, 9, "reply");
 	vsock_hy_host_ready(&f->hy, 9);
@@ -325,7 +241,7 @@ static void test_guest_to_host(void **state)
 	assert_int_equal(h.op, VSOCK_OP_RW);
 	/* Its RST closes the host socket; no answer to a RST. */
 	tx(f, VSOCK_OP_RST, 5555, 2, 0, NULL, 0);
-	assert_false(f->s[9].open);
+	assert_false(f->host.s[9].open);
 	assert_false(rx_get(f, &h, NULL));
 }
 
@@ -337,7 +253,7 @@ static void test_refused(void **state)
 
 	rx_give(f, 2);
 	tx(f, VSOCK_OP_REQUEST, 4000, 3, 0, NULL, 0);
-	assert_int_equal(f->connects, 1);
+	assert_int_equal(f->host.connects, 1);
 	expect_pkt(f, VSOCK_OP_RST, 4000, 3);
 	assert_false(rx_get(f, &h, NULL));
 	assert_int_equal(vsock_hy_nr_conns(&f->hy), 0);
@@ -355,7 +271,7 @@ static void test_slow_host_credit(void **state)
 	rx_give(f, 8);
 	tx(f, VSOCK_OP_REQUEST, 77, 1, 0, NULL, 0);
 	expect_pkt(f, VSOCK_OP_RESPONSE, 77, 1);
-	f->s[11].out_room = 0;
+	f->host.s[11].room = 0;
 	for (unsigned int i = 0; i < VSOCK_HY_BUF_ALLOC / sizeof(chunk); i++) {
 		memset(chunk, i, sizeof(chunk));
 		tx(f, VSOCK_OP_RW, 77, 1, 0, chunk, sizeof(chunk));
@@ -364,11 +280,12 @@ static void test_slow_host_credit(void **state)
 	assert_int_equal(f->hy.conns[0].buf_len, VSOCK_HY_BUF_ALLOC);
 	assert_false(rx_get(f, &h, NULL)); /* no credit update: nothing moved */
 	/* The host reads: the bytes go in order, and the guest hears so. */
-	f->s[11].out_room = SIZE_MAX;
+	f->host.s[11].room = SIZE_MAX;
 	vsock_hy_host_ready(&f->hy, 11);
-	assert_int_equal(f->s[11].out_len, sent);
+	assert_int_equal(f->host.s[11].out_len, sent);
 	for (unsigned int i = 0; i < sent; i += sizeof(chunk))
-		assert_int_equal(f->s[11].out[i], (uint8_t)(i / sizeof(chunk)));
+		assert_int_equal(f->host.s[11].out[i],
+				 (uint8_t)(i / sizeof(chunk)));
 	assert_true(rx_get(f, &h, NULL));
 	assert_int_equal(h.op, VSOCK_OP_CREDIT_UPDATE);
 	assert_int_equal(h.fwd_cnt, sent);
@@ -385,12 +302,12 @@ static void test_credit_violation(void **state)
 	rx_give(f, 8);
 	tx(f, VSOCK_OP_REQUEST, 77, 1, 0, NULL, 0);
 	expect_pkt(f, VSOCK_OP_RESPONSE, 77, 1);
-	f->s[11].out_room = 0;
+	f->host.s[11].room = 0;
 	tx(f, VSOCK_OP_RW, 77, 1, 0, chunk, sizeof(chunk));
 	tx(f, VSOCK_OP_RW, 77, 1, 0, chunk, sizeof(chunk));
-	assert_true(f->s[11].open);
+	assert_true(f->host.s[11].open);
 	tx(f, VSOCK_OP_RW, 77, 1, 0, chunk, 1);
-	assert_false(f->s[11].open);
+	assert_false(f->host.s[11].open);
 	expect_pkt(f, VSOCK_OP_RST, 77, 1);
 	assert_int_equal(vsock_hy_nr_conns(&f->hy), 0);
 }
@@ -399,21 +316,15 @@ static void test_credit_violation(void **state)
 static void test_guest_credit_respected(void **state)
 {
 	struct fix *f = *state;
-	struct vsock_hdr h = { .src_cid = CID,
-			       .dst_cid = VSOCK_HOST_CID,
-			       .src_port = 8,
-			       .dst_port = 1,
-			       .type = VSOCK_TYPE_STREAM,
-			       .op = VSOCK_OP_REQUEST,
-			       .buf_alloc = 100 };
-	struct vsock_hdr got;
+	struct vsock_hdr h = ghdr(VSOCK_OP_REQUEST, 8, 1), got;
 
 	f->connect_ret[1] = 12;
+	h.buf_alloc = 100;
 	rx_give(f, 8);
 	tx_raw(f, &h, NULL, 0);
 	expect_pkt(f, VSOCK_OP_RESPONSE, 8, 1);
-	memset(f->s[12].in, 'x', 300);
-	f->s[12].in_len = 300;
+	memset(f->host.s[12].in, 'x', 300);
+	f->host.s[12].in_len = 300;
 	vsock_hy_host_ready(&f->hy, 12);
 	assert_true(rx_get(f, &got, NULL));
 	assert_int_equal(got.len, 100);
@@ -457,36 +368,36 @@ static void test_bad_lines(void **state)
 
 	rx_give(f, 4);
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		f->s[20 + i].open = true;
+		fake_open(&f->host, 20 + i);
 		host_says(f, 20 + i, bad[i]);
 		vsock_hy_host_accept(&f->hy, 20 + i);
-		assert_false(f->s[20 + i].open);
+		assert_false(f->host.s[20 + i].open);
 	}
 	/* A peer that closes before its line ends. */
-	f->s[40].open = true;
+	fake_open(&f->host, 40);
 	host_says(f, 40, "CONN");
 	vsock_hy_host_accept(&f->hy, 40);
-	assert_true(f->s[40].open);
-	f->s[40].in_eof = true;
+	assert_true(f->host.s[40].open);
+	f->host.s[40].eof = true;
 	vsock_hy_host_ready(&f->hy, 40);
-	assert_false(f->s[40].open);
+	assert_false(f->host.s[40].open);
 	/* One that never ends it: closed after the timeout. */
-	f->s[41].open = true;
+	fake_open(&f->host, 41);
 	host_says(f, 41, "CONNECT 12");
 	vsock_hy_host_accept(&f->hy, 41);
 	assert_int_equal(vsock_hy_tick(&f->hy), VSOCK_HY_TIMEOUT_MS);
-	f->now += VSOCK_HY_TIMEOUT_MS;
+	f->host.now += VSOCK_HY_TIMEOUT_MS;
 	assert_int_equal(vsock_hy_tick(&f->hy), -1);
-	assert_false(f->s[41].open);
+	assert_false(f->host.s[41].open);
 	assert_false(rx_get(f, &h, NULL));
 	/* The line's largest port is fine. */
-	f->s[42].open = true;
+	fake_open(&f->host, 42);
 	host_says(f, 42, "CONNECT 4294967295\n");
 	vsock_hy_host_accept(&f->hy, 42);
 	expect_pkt(f, VSOCK_OP_REQUEST, 4294967295u, VSOCK_HY_HOST_PORT_BASE);
 	/* The guest refuses it: the host socket is closed. */
 	tx(f, VSOCK_OP_RST, 4294967295u, VSOCK_HY_HOST_PORT_BASE, 0, NULL, 0);
-	assert_false(f->s[42].open);
+	assert_false(f->host.s[42].open);
 }
 
 /* The guest never answers a REQUEST: a RST, and the host socket closed. */
@@ -494,30 +405,31 @@ static void test_request_timeout(void **state)
 {
 	struct fix *f = *state;
 
-	f->s[6].open = true;
+	fake_open(&f->host, 6);
 	host_says(f, 6, "CONNECT 80\n");
 	vsock_hy_host_accept(&f->hy, 6);
 	rx_give(f, 2);
 	expect_pkt(f, VSOCK_OP_REQUEST, 80, VSOCK_HY_HOST_PORT_BASE);
-	f->now += VSOCK_HY_TIMEOUT_MS - 1;
+	f->host.now += VSOCK_HY_TIMEOUT_MS - 1;
 	assert_int_equal(vsock_hy_tick(&f->hy), 1);
-	f->now++;
+	f->host.now++;
 	vsock_hy_tick(&f->hy);
-	assert_false(f->s[6].open);
+	assert_false(f->host.s[6].open);
 	expect_pkt(f, VSOCK_OP_RST, 80, VSOCK_HY_HOST_PORT_BASE);
+}
+
+/* The guest sends h (no payload) and gets a RST for it. */
+static void rst_for(struct fix *f, const struct vsock_hdr *h)
+{
+	tx_raw(f, h, NULL, 0);
+	expect_pkt(f, VSOCK_OP_RST, h->src_port, h->dst_port);
 }
 
 /* Malformed guest packets: dropped or RST, lkvm goes on. */
 static void test_bad_packets(void **state)
 {
 	struct fix *f = *state;
-	struct vsock_hdr h = { .src_cid = CID,
-			       .dst_cid = VSOCK_HOST_CID,
-			       .src_port = 1,
-			       .dst_port = 2,
-			       .type = VSOCK_TYPE_STREAM,
-			       .op = VSOCK_OP_RW };
-	struct vsock_hdr got;
+	struct vsock_hdr h = ghdr(VSOCK_OP_RW, 1, 2), got;
 	struct vqm_buf b;
 
 	rx_give(f, 16);
@@ -529,25 +441,19 @@ static void test_bad_packets(void **state)
 	h.op = VSOCK_OP_REQUEST;
 	tx_raw(f, &h, NULL, 0);
 	assert_false(rx_get(f, &got, NULL));
-	h.src_cid = CID;
-	/* Another destination, a datagram type, an unknown op: RST. */
-	h.dst_cid = 3;
-	tx_raw(f, &h, NULL, 0);
-	expect_pkt(f, VSOCK_OP_RST, 1, 2);
-	h.dst_cid = VSOCK_HOST_CID;
-	h.type = 2;
-	tx_raw(f, &h, NULL, 0);
-	expect_pkt(f, VSOCK_OP_RST, 1, 2);
-	h.type = VSOCK_TYPE_STREAM;
-	h.op = 99;
-	tx_raw(f, &h, NULL, 0);
-	expect_pkt(f, VSOCK_OP_RST, 1, 2);
-	/* len beyond the buffer, or on a REQUEST. */
-	h.op = VSOCK_OP_REQUEST;
-	h.len = 5;
-	tx_raw(f, &h, NULL, 0);
-	expect_pkt(f, VSOCK_OP_RST, 1, 2);
-	assert_int_equal(f->connects, 0);
+	/*
+	 * Another destination, a datagram type, an unknown op, a len beyond
+	 * the buffer (and on a REQUEST): RST.
+	 */
+	for (unsigned int i = 0; i < 4; i++) {
+		h = ghdr(VSOCK_OP_REQUEST, 1, 2);
+		h.dst_cid = i == 0 ? 3 : VSOCK_HOST_CID;
+		h.type = i == 1 ? 2 : VSOCK_TYPE_STREAM;
+		h.op = i == 2 ? 99 : VSOCK_OP_REQUEST;
+		h.len = i == 3 ? 5 : 0;
+		rst_for(f, &h);
+	}
+	assert_int_equal(f->host.connects, 0);
 	/* A buffer shorter than a header: dropped. */
 	b = vqm_buf_new(&f->q[1], 10, false, 0xff);
 	vqm_add(&f->q[1], &b, 1);
@@ -594,22 +500,22 @@ static void test_conn_cap_and_reset(void **state)
 	struct fix *f = *state;
 	struct vsock_hdr got;
 
-	for (int i = 0; i < NH; i++) {
-		f->s[i].open = true;
+	for (int i = 0; i < FAKE_NH; i++) {
+		fake_open(&f->host, i);
 		int ret = vsock_hy_host_accept(&f->hy, i);
 
 		assert_int_equal(ret, i < VSOCK_HY_MAX_CONNS ? 0 : -ENOSPC);
-		assert_int_equal(f->s[i].open, i < VSOCK_HY_MAX_CONNS);
+		assert_int_equal(f->host.s[i].open, i < VSOCK_HY_MAX_CONNS);
 	}
 	assert_int_equal(vsock_hy_nr_conns(&f->hy), VSOCK_HY_MAX_CONNS);
 	vqm_mmio_wr(&f->hy.dev.vm, VIRTIO_MMIO_STATUS, 0);
 	assert_int_equal(vsock_hy_nr_conns(&f->hy), 0);
-	for (int i = 0; i < NH; i++)
-		assert_false(f->s[i].open);
+	for (int i = 0; i < FAKE_NH; i++)
+		assert_false(f->host.s[i].open);
 	/* No driver: a host peer is closed at once. */
-	f->s[0].open = true;
+	fake_open(&f->host, 0);
 	assert_int_equal(vsock_hy_host_accept(&f->hy, 0), -EAGAIN);
-	assert_false(f->s[0].open);
+	assert_false(f->host.s[0].open);
 	assert_false(rx_get(f, &got, NULL));
 }
 
@@ -619,9 +525,9 @@ static void test_host_gone(void **state)
 	struct fix *f = *state;
 
 	host_connects(f);
-	f->s[5].gone = true;
+	f->host.s[5].gone = true;
 	tx(f, VSOCK_OP_RW, 1234, VSOCK_HY_HOST_PORT_BASE, 0, "abc", 3);
-	assert_false(f->s[5].open);
+	assert_false(f->host.s[5].open);
 	expect_pkt(f, VSOCK_OP_RST, 1234, VSOCK_HY_HOST_PORT_BASE);
 }
 
@@ -635,9 +541,9 @@ static void test_duplicate_request(void **state)
 	tx(f, VSOCK_OP_REQUEST, 50, 1, 0, NULL, 0);
 	expect_pkt(f, VSOCK_OP_RESPONSE, 50, 1);
 	tx(f, VSOCK_OP_REQUEST, 50, 1, 0, NULL, 0);
-	assert_false(f->s[13].open);
+	assert_false(f->host.s[13].open);
 	expect_pkt(f, VSOCK_OP_RST, 50, 1);
-	assert_int_equal(f->connects, 1);
+	assert_int_equal(f->host.connects, 1);
 }
 
 static void test_hdr_roundtrip(void **state)
@@ -663,35 +569,26 @@ static void test_hdr_roundtrip(void **state)
 	assert_memory_equal(&g, &h, sizeof(g));
 }
 
+/* A test on a device whose driver is up, with a fresh fake host. */
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hdr_roundtrip),
-		cmocka_unit_test_setup_teardown(test_host_to_guest, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_guest_to_host, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slow_host_credit, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_credit_violation, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_guest_credit_respected,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_lines, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_request_timeout, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_bad_packets, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_rsts_wait_for_buffers,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_conn_cap_and_reset, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_host_gone, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_duplicate_request, setup,
-						teardown),
+		T(test_host_to_guest),
+		T(test_guest_to_host),
+		T(test_refused),
+		T(test_slow_host_credit),
+		T(test_credit_violation),
+		T(test_guest_credit_respected),
+		T(test_bad_lines),
+		T(test_request_timeout),
+		T(test_bad_packets),
+		T(test_rsts_wait_for_buffers),
+		T(test_conn_cap_and_reset),
+		T(test_host_gone),
+		T(test_duplicate_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
