@@ -183,7 +183,7 @@ void vsock_hy_host_ready(struct vsock_hy *hy, int h);
  * or -1 when nothing waits.
  */
 int64_t vsock_hy_tick(struct vsock_hy *hy);
-/* Connections in use (a test and --debug aid); takes the lock. */
+/* Connections in use (for tests); takes the lock. */
 unsigned int vsock_hy_nr_conns(struct vsock_hy *hy);
 
 #endif

@@ -289,6 +289,11 @@ void hvsock_down(struct hvsock *s)
 {
 	if (!s->live)
 		return;
+	pr_debug(
+		"vsock: %llu connections, %llu resets sent, %llu guest packets dropped",
+		(unsigned long long)s->hy.stats.conns,
+		(unsigned long long)s->hy.stats.rsts_sent,
+		(unsigned long long)s->hy.stats.dropped);
 	vsock_hy_destroy(&s->hy);
 	hvsock_close_fds(s);
 	s->live = false;
