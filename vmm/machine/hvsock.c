@@ -93,13 +93,10 @@ static uint64_t hvsock_now_ms(void *opaque)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* In the struct's order (each member's type differs: the compiler checks). */
 static const struct vsock_hy_host_ops hvsock_ops = {
-	.connect = hvsock_connect,
-	.send = hvsock_send,
-	.recv = hvsock_recv,
-	.shutdown_wr = hvsock_shutdown_wr,
-	.close = hvsock_close,
-	.now_ms = hvsock_now_ms,
+	hvsock_connect,	    hvsock_send,  hvsock_recv,
+	hvsock_shutdown_wr, hvsock_close, hvsock_now_ms,
 };
 
 /* Does a process listen on the socket at a? */
@@ -187,46 +184,52 @@ static void hvsock_close_fds(struct hvsock *s)
 	s->listen_fd = s->epfd = -1;
 }
 
-int hvsock_up(struct hvsock *s, const struct vm_config *cfg, struct board *b)
+/* The epoll set and the listening socket in it: 0, or -errno said. */
+static int hvsock_open(struct hvsock *s)
 {
-	const struct board_virtio_dev dev = {
-		.init = hvsock_dev_init,
-		.destroy = hvsock_dev_destroy,
-		.opaque = s,
-		.transport = &s->hy.dev.vm,
-	};
 	struct epoll_event ev = { .events = EPOLLIN };
 	int ret;
 
-	memset(s, 0, sizeof(*s));
-	s->listen_fd = s->epfd = -1;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		pr_err("vsock: epoll: %s", strerror(errno));
+		return -errno;
+	}
+	ret = hvsock_listen(s);
+	if (ret)
+		return ret;
+	ev.data.fd = s->listen_fd;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->listen_fd, &ev)) {
+		pr_err("vsock: epoll: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int hvsock_up(struct hvsock *s, const struct vm_config *cfg, struct board *b)
+{
+	const struct board_virtio_dev dev = { hvsock_dev_init,
+					      hvsock_dev_destroy, s,
+					      &s->hy.dev.vm };
+	int ret;
+
+	*s = (struct hvsock){ .listen_fd = -1, .epfd = -1 };
 	if (!cfg->vsock_cid || !cfg->vsock_socket[0])
 		return 0;
 	s->path = cfg->vsock_socket;
 	s->hy.dev.guest_cid = cfg->vsock_cid;
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epfd < 0) {
-		ret = -errno;
-		pr_err("vsock: epoll: %s", strerror(errno));
-	} else {
-		ret = hvsock_listen(s);
-	}
-	ev.data.fd = s->listen_fd;
-	if (!ret && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->listen_fd, &ev)) {
-		ret = -errno;
-		pr_err("vsock: epoll: %s", strerror(errno));
-	}
+	ret = hvsock_open(s);
 	ret = ret   ?:
 		      board_virtio_attach(b, "vsock", VIRTIO_TRANSPORT_DEFAULT,
 					  &dev);
-	if (ret) {
+	s->live = !ret;
+	if (ret)
 		hvsock_close_fds(s);
-		return ret;
-	}
-	s->live = true;
-	pr_debug("vsock: guest CID %llu, host side on the unix socket %s",
-		 (unsigned long long)cfg->vsock_cid, s->path);
-	return 0;
+	else
+		pr_debug(
+			"vsock: guest CID %llu, host side on the unix socket %s",
+			(unsigned long long)cfg->vsock_cid, s->path);
+	return ret;
 }
 
 static void hvsock_accept(struct hvsock *s)
