@@ -2,12 +2,14 @@
 # Runs in the emulated host: --vsock 3,socket=/tmp/v.sock, lkvm's own
 # unix-socket vsock back-end, run as an unprivileged user (uid 65534)
 # who cannot open /dev/vhost-vsock, with the case's interrupt controller
-# and transport (./irqchip).  The guest sends 300 KiB to a host echo
-# server listening on /tmp/v.sock_P and checks the echo; its connection
-# to a port nothing listens on is refused; the host connects to the
-# guest's port 5001 through /tmp/v.sock ("CONNECT 5001") and checks 300
-# KiB of echo; a host connection to a guest port without a listener is
-# closed without an OK; lkvm goes on and the guest powers off.
+# and transport (./irqchip).  In each of two boots (a guest reboot
+# between them) the guest sends 300 KiB to a host echo server listening
+# on /tmp/v.sock_P and checks the echo, and the host connects to the
+# guest's port 5000 + the boot count through /tmp/v.sock ("CONNECT
+# <port>") and checks the echo (300 KiB, then 64 KiB).  In the first, the
+# guest's connection to a port nothing listens on is refused, and host
+# peers that ask for a guest port without a listener, write a bad line,
+# or close at once are closed without a word; lkvm goes on.
 . ./lib.sh
 
 chmod 666 /dev/kvm
@@ -18,43 +20,57 @@ as_nobody() {
 }
 sock=/tmp/v.sock
 port=$((10000 + $$))
-as_nobody ./vsock-peer ulisten ${sock}_$port 1 >/tmp/ul.log 2>&1 &
+dd if=/dev/zero of=/tmp/v.img bs=1 count=0 seek=16M 2>/dev/null
+chmod 666 /tmp/v.img
+as_nobody ./vsock-peer ulisten ${sock}_$port 2 >/tmp/ul.log 2>&1 &
 srv=$!
 wait_for "listening on" /tmp/ul.log
 t0=$(uptime_s)
 HOME=/tmp as_nobody timeout 240 ./lkvm run $irqchip_args -k Image \
-	-i guest-hvsock.cpio.gz -m 128 -c 2 --vsock 3,socket=$sock \
-	-p "rvkvm.vsockport=$port" </dev/null >/tmp/v.log 2>&1 &
+	-i guest-hvsock.cpio.gz -m 128 -c 2 -d /tmp/v.img \
+	--vsock 3,socket=$sock -p "rvkvm.vsockport=$port" \
+	</dev/null >/tmp/v.log 2>&1 &
 pid=$!
 wait_for "listening on 5001" /tmp/v.log
-# The guest listens on 5001 only: 5002 is refused by the guest's kernel.
-as_nobody ./vsock-peer urefused $sock 5002 >/tmp/uref.log 2>&1
-uref_rc=$?
-as_nobody ./vsock-peer uconnect $sock 5001 307200 >/tmp/h2g.log 2>&1
-h2g_rc=$?
+lines=0
+for line in "CONNECT 6000" "GARBAGE" "CONNECT 99999999999" -; do
+	as_nobody ./vsock-peer uline $sock "$line" >>/tmp/uline.log 2>&1 &&
+		lines=$((lines + 1))
+done
+as_nobody ./vsock-peer uconnect $sock 5001 307200 >/tmp/h2g-1.log 2>&1
+h2g1_rc=$?
+wait_for "listening on 5002" /tmp/v.log
+as_nobody ./vsock-peer uconnect $sock 5002 65536 >/tmp/h2g-2.log 2>&1
+h2g2_rc=$?
 wait $pid
 rc=$?
 kill $srv 2>/dev/null
 sed 's/^/  | /' /tmp/v.log
 sed 's/^/  ulisten| /' /tmp/ul.log
-sed 's/^/  urefused| /' /tmp/uref.log
-sed 's/^/  uconnect| /' /tmp/h2g.log
+sed 's/^/  uline| /' /tmp/uline.log
+sed 's/^/  uconnect-1| /' /tmp/h2g-1.log
+sed 's/^/  uconnect-2| /' /tmp/h2g-2.log
 echo "  (lkvm exit status $rc)"
 lkvm_time "$t0" /tmp/v.log
 t hvsock-nobody-cannot-open-vhost-vsock \
 	as_nobody sh -c 'test ! -r /dev/vhost-vsock'
 t hvsock-no-vhost-vsock-used lacks "vhost-vsock" /tmp/v.log
 t hvsock-status [ $rc -eq 0 ]
-t hvsock-device-seen has "guest-hvsock-device" /tmp/v.log
-t hvsock-guest-to-host has "guest-hvsock-g2h-ok" /tmp/v.log
+t hvsock-device-seen has "guest-hvsock-device-1" /tmp/v.log
+t hvsock-guest-to-host has "guest-hvsock-g2h-ok-1" /tmp/v.log
 t hvsock-guest-to-host-bytes has "vsock-peer: echo ok: 307200 bytes" /tmp/v.log
-t hvsock-host-served has "vsock-peer: served 1" /tmp/ul.log
 t hvsock-guest-refused has "guest-hvsock-refused-ok" /tmp/v.log
-t hvsock-host-refused [ $uref_rc -eq 0 ]
-t hvsock-host-to-guest [ $h2g_rc -eq 0 ]
-t hvsock-host-to-guest-ok-line has "vsock-peer: OK 10737418[0-9][0-9]$" /tmp/h2g.log
-t hvsock-host-to-guest-bytes has "unix echo ok: 307200 bytes" /tmp/h2g.log
-t hvsock-guest-served has "guest-hvsock-h2g-served" /tmp/v.log
+t hvsock-host-bad-peers-closed [ $lines -eq 4 ]
+t hvsock-host-to-guest [ $h2g1_rc -eq 0 ]
+t hvsock-host-to-guest-ok-line has "vsock-peer: OK 10737418[0-9][0-9]$" /tmp/h2g-1.log
+t hvsock-host-to-guest-bytes has "unix echo ok: 307200 bytes" /tmp/h2g-1.log
+t hvsock-guest-served has "guest-hvsock-h2g-served-1" /tmp/v.log
+t hvsock-rebooted has "lkvm: guest reboot (1)" /tmp/v.log
+t hvsock-guest-to-host-after-reboot has "guest-hvsock-g2h-ok-2" /tmp/v.log
+t hvsock-host-served-both-boots has "vsock-peer: served 2" /tmp/ul.log
+t hvsock-host-to-guest-after-reboot [ $h2g2_rc -eq 0 ]
+t hvsock-host-to-guest-after-reboot-bytes has "unix echo ok: 65536 bytes" /tmp/h2g-2.log
+t hvsock-guest-served-after-reboot has "guest-hvsock-h2g-served-2" /tmp/v.log
 t hvsock-poweroff has "rvkvm-guest-result: 0" /tmp/v.log
 t hvsock-socket-removed [ ! -e $sock ]
 t hvsock-no-error lacks "lkvm: error" /tmp/v.log

@@ -24,8 +24,10 @@
  *                              30 s until lkvm answers OK), write
  *                              "CONNECT PORT", read "OK <n>", then SIZE
  *                              pattern bytes, checking their echo
- *   vsock-peer urefused PATH PORT   the same, but lkvm must close the
- *                              connection without an OK
+ *   vsock-peer uline PATH TEXT   connect to PATH, write the line TEXT
+ *                              (a refused "CONNECT PORT", or a bad one):
+ *                              lkvm must close the connection without a
+ *                              word; TEXT "-": close at once, write nothing
  */
 #include <errno.h>
 #include <stdint.h>
@@ -246,15 +248,14 @@ static int do_ulisten(const char *path, unsigned long count)
 }
 
 /*
- * Connected to PATH with "CONNECT port" written: lkvm's line in line
- * (read byte by byte: what follows is the guest's), or "" at its end.
+ * Connected to PATH with the line req written: lkvm's line in line (read
+ * byte by byte: what follows is the guest's), or "" at its end.
  */
-static int unix_connect(const char *path, unsigned int port, char *line,
+static int unix_connect(const char *path, const char *req, char *line,
 			size_t size)
 {
 	struct sockaddr_un a = unix_addr(path);
-	char req[32];
-	int s = socket(AF_UNIX, SOCK_STREAM, 0), n;
+	int s = socket(AF_UNIX, SOCK_STREAM, 0), n = strlen(req);
 	size_t len = 0;
 
 	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a))) {
@@ -264,7 +265,6 @@ static int unix_connect(const char *path, unsigned int port, char *line,
 			close(s);
 		return -1;
 	}
-	n = snprintf(req, sizeof(req), "CONNECT %u\n", port);
 	if (write(s, req, n) != n) {
 		close(s);
 		return -1;
@@ -278,11 +278,12 @@ static int unix_connect(const char *path, unsigned int port, char *line,
 
 static int do_uconnect(const char *path, unsigned int port, size_t size)
 {
-	char line[64];
+	char line[64], req[32];
 	int s = -1;
 
+	snprintf(req, sizeof(req), "CONNECT %u\n", port);
 	for (int i = 0; i < 300 && s < 0; i++) {
-		s = unix_connect(path, port, line, sizeof(line));
+		s = unix_connect(path, req, line, sizeof(line));
 		if (s >= 0 && strncmp(line, "OK ", 3)) {
 			close(s);
 			s = -1;
@@ -302,11 +303,14 @@ static int do_uconnect(const char *path, unsigned int port, size_t size)
 	return 0;
 }
 
-static int do_urefused(const char *path, unsigned int port)
+static int do_uline(const char *path, const char *text)
 {
-	char line[64];
-	int s = unix_connect(path, port, line, sizeof(line));
+	char line[64], req[256];
+	int s;
 
+	snprintf(req, sizeof(req), "%s\n", text);
+	s = unix_connect(path, strcmp(text, "-") ? req : "", line,
+			 strcmp(text, "-") ? sizeof(line) : 1);
 	if (s < 0)
 		return 1;
 	close(s);
@@ -314,7 +318,7 @@ static int do_urefused(const char *path, unsigned int port)
 		fprintf(stderr, "vsock-peer: got '%s'\n", line);
 		return 1;
 	}
-	printf("vsock-peer: unix refused\n");
+	printf("vsock-peer: closed without a reply: %s\n", text);
 	return 0;
 }
 
@@ -338,11 +342,11 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "uconnect"))
 		return do_uconnect(argv[2], strtoul(argv[3], NULL, 0),
 				   strtoul(argv[4], NULL, 0));
-	if (argc == 4 && !strcmp(argv[1], "urefused"))
-		return do_urefused(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "uline"))
+		return do_uline(argv[2], argv[3]);
 	fprintf(stderr,
 		"usage: vsock-peer listen PORT N | send CID PORT MSG | sendn CID PORT SIZE\n"
 		"       | refused CID PORT | ulisten PATH N | uconnect PATH PORT SIZE\n"
-		"       | urefused PATH PORT\n");
+		"       | uline PATH TEXT\n");
 	return 2;
 }
