@@ -5,12 +5,11 @@
 # boot a connection to port P + 1, where nothing listens on the host, must
 # be refused; then echo one connection the host makes to port 5000 + the
 # boot count.  Reboot once (the device is reset, its connections gone)
-# and do it again, then power off.  The boot count is kept in the disk's
-# last sector.
-last=$(($(cat /sys/block/vda/size) - 1))
-n=$(dd if=/dev/vda bs=512 skip=$last count=1 2>/dev/null | tr -dc 0-9)
-n=$((${n:-0} + 1))
-echo "$n" | dd of=/dev/vda bs=512 seek=$last count=1 conv=sync,fsync 2>/dev/null
+# and do it again, then power off.  The disk's first byte is 2 once the
+# first boot has begun.
+n=1
+[ "$(head -c 1 /dev/vda)" = 2 ] && n=2
+printf 2 | dd of=/dev/vda conv=fsync 2>/dev/null
 echo "guest-hvsock-boot: $n"
 grep -qx 0x0013 /sys/bus/virtio/devices/*/device && echo "guest-hvsock-device-$n"
 port=$(sed -n 's/.*rvkvm\.vsockport=\([0-9]*\).*/\1/p' /proc/cmdline)
