@@ -9,7 +9,9 @@
 # <port>") and checks the echo (300 KiB, then 64 KiB).  In the first, the
 # guest's connection to a port nothing listens on is refused, and host
 # peers that ask for a guest port without a listener, write a bad line,
-# or close at once are closed without a word; lkvm goes on.
+# or close at once are closed without a word; lkvm goes on.  A second lkvm
+# on the same socket, one on a file that is not a socket, and an empty
+# socket= are refused with one line (status 1, 1 and 2).
 . ./lib.sh
 
 chmod 666 /dev/kvm
@@ -32,6 +34,20 @@ HOME=/tmp as_nobody timeout 240 ./lkvm run $irqchip_args -k Image \
 	</dev/null >/tmp/v.log 2>&1 &
 pid=$!
 wait_for "listening on 5001" /tmp/v.log
+# While it runs, a second lkvm on its socket, one on a file that is not a
+# socket (left as it is), and an empty socket=: one line each, 1, 1, 2.
+HOME=/tmp as_nobody timeout 60 ./lkvm run $irqchip_args -k Image \
+	-i guest-hvsock.cpio.gz -m 64 --vsock 4,socket=$sock \
+	</dev/null >/tmp/dup.log 2>&1
+dup_rc=$?
+as_nobody touch /tmp/notsock
+HOME=/tmp as_nobody timeout 60 ./lkvm run $irqchip_args -k Image \
+	-i guest-hvsock.cpio.gz -m 64 --vsock 4,socket=/tmp/notsock \
+	</dev/null >/tmp/notsock.log 2>&1
+notsock_rc=$?
+HOME=/tmp as_nobody timeout 60 ./lkvm run -k Image --vsock 4,socket= \
+	</dev/null >/tmp/usage.log 2>&1
+usage_rc=$?
 lines=0
 for line in "CONNECT 6000" "GARBAGE" "CONNECT 99999999999" -; do
 	as_nobody ./vsock-peer uline $sock "$line" >>/tmp/uline.log 2>&1 &&
@@ -50,6 +66,9 @@ sed 's/^/  ulisten| /' /tmp/ul.log
 sed 's/^/  uline| /' /tmp/uline.log
 sed 's/^/  uconnect-1| /' /tmp/h2g-1.log
 sed 's/^/  uconnect-2| /' /tmp/h2g-2.log
+sed 's/^/  dup| /' /tmp/dup.log
+sed 's/^/  notsock| /' /tmp/notsock.log
+sed 's/^/  usage| /' /tmp/usage.log
 echo "  (lkvm exit status $rc)"
 lkvm_time "$t0" /tmp/v.log
 t hvsock-nobody-cannot-open-vhost-vsock \
@@ -74,4 +93,12 @@ t hvsock-guest-served-after-reboot has "guest-hvsock-h2g-served-2" /tmp/v.log
 t hvsock-poweroff has "rvkvm-guest-result: 0" /tmp/v.log
 t hvsock-socket-removed [ ! -e $sock ]
 t hvsock-no-error lacks "lkvm: error" /tmp/v.log
+t hvsock-in-use-status-1 [ "$dup_rc" -eq 1 ]
+t hvsock-in-use-one-line [ "$(grep -c "lkvm: error" /tmp/dup.log)" -eq 1 ]
+t hvsock-in-use-says-so has "a process listens on $sock" /tmp/dup.log
+t hvsock-not-a-socket-status-1 [ "$notsock_rc" -eq 1 ]
+t hvsock-not-a-socket-says-so has "/tmp/notsock exists and is not a socket" /tmp/notsock.log
+t hvsock-not-a-socket-kept [ -f /tmp/notsock ]
+t hvsock-usage-status-2 [ "$usage_rc" -eq 2 ]
+t hvsock-usage-one-line [ "$(grep -c "lkvm: error" /tmp/usage.log)" -eq 1 ]
 exit $fail
