@@ -121,6 +121,11 @@ struct fs_config {
 /* --vsock: the CIDs a guest may have (virtio/vsock.h's range). */
 #define CONFIG_VSOCK_CID_MIN 3
 #define CONFIG_VSOCK_CID_MAX 4294967294ULL
+/*
+ * --vsock CID,socket=PATH: PATH's longest, so that PATH_<port> (a port
+ * has up to 10 digits) fits a unix socket address (108 bytes).
+ */
+#define CONFIG_VSOCK_SOCKET_MAX 96
 
 /* --io-poll's default, when the host has a CPU more than the guest. */
 #define CONFIG_IO_POLL_US 1000
@@ -144,6 +149,8 @@ struct vm_config {
 	bool rng;	    /* --rng: a virtio-rng device */
 	bool balloon;	    /* --balloon: virtio-balloon */
 	uint64_t vsock_cid; /* --vsock: the guest's CID; 0: no vsock */
+	/* --vsock CID,socket=PATH: lkvm serves it; "": vhost-vsock */
+	char vsock_socket[CONFIG_VSOCK_SOCKET_MAX + 1];
 	enum virtio_transport transport; /* --virtio-transport */
 	struct disk_config disks[CONFIG_MAX_DISKS];
 	unsigned int nr_disks;

@@ -12,12 +12,31 @@
  *                              half-close, read the echo; prints
  *                              "vsock-peer: echo ok: MSG" and exits 0
  *                              when it matches, else says why, exits 1
+ *   vsock-peer sendn CID PORT SIZE   the same with SIZE bytes of a
+ *                              pattern, written while the echo is read
+ *   vsock-peer refused CID PORT   one connect, which must fail with
+ *                              ECONNRESET or ECONNREFUSED
+ *
+ * lkvm's unix-socket vsock (--vsock CID,socket=PATH), on the host:
+ *   vsock-peer ulisten PATH N  accept N connections on the unix socket
+ *                              PATH, echo each as listen does
+ *   vsock-peer uconnect PATH PORT SIZE   connect to PATH (retrying for
+ *                              30 s until lkvm answers OK), write
+ *                              "CONNECT PORT", read "OK <n>", then SIZE
+ *                              pattern bytes, checking their echo
+ *   vsock-peer uline PATH TEXT   connect to PATH, write the line TEXT
+ *                              (a refused "CONNECT PORT", or a bad one):
+ *                              lkvm must close the connection without a
+ *                              word; TEXT "-": close at once, write nothing
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/vm_sockets.h>
@@ -46,17 +65,18 @@ static int echo_one(int c)
 	return n < 0 ? -1 : 0;
 }
 
-static int do_listen(unsigned int port, unsigned long count)
+/*
+ * Bind s to a (named name), listen, then accept count connections (0:
+ * until killed) and echo each; "listening on NAME" once it listens.
+ */
+static int serve(int s, const struct sockaddr *a, socklen_t len,
+		 const char *name, unsigned long count)
 {
-	struct sockaddr_vm a = addr_of(VMADDR_CID_ANY, port);
-	int s = socket(AF_VSOCK, SOCK_STREAM, 0);
-
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(s, 4)) {
+	if (s < 0 || bind(s, a, len) || listen(s, 4)) {
 		perror("vsock-peer: listen");
 		return 1;
 	}
-	printf("vsock-peer: listening on %u\n", port);
+	printf("vsock-peer: listening on %s\n", name);
 	fflush(stdout);
 	for (unsigned long i = 0; !count || i < count; i++) {
 		int c = accept(s, NULL, NULL);
@@ -70,7 +90,18 @@ static int do_listen(unsigned int port, unsigned long count)
 		close(c);
 	}
 	close(s);
+	printf("vsock-peer: served %lu\n", count);
 	return 0;
+}
+
+static int do_listen(unsigned int port, unsigned long count)
+{
+	struct sockaddr_vm a = addr_of(VMADDR_CID_ANY, port);
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", port);
+	return serve(socket(AF_VSOCK, SOCK_STREAM, 0), (struct sockaddr *)&a,
+		     sizeof(a), name, count);
 }
 
 /* A connected socket, retrying while the peer is not listening yet. */
@@ -123,6 +154,174 @@ static int do_send(unsigned int cid, unsigned int port, const char *msg)
 	return 0;
 }
 
+/* Byte i of the test pattern: no short period, so a lost or repeated
+ * piece shows. */
+static uint8_t pattern(size_t i)
+{
+	return (uint8_t)((i * 2654435761u) >> 13);
+}
+
+/*
+ * Write size pattern bytes to s (a child process) and half-close while
+ * reading the echo: 0 when all of it came back intact.
+ */
+static int echo_check(int s, size_t size)
+{
+	uint8_t buf[MSG_MAX];
+	size_t got = 0, bad = 0;
+	pid_t pid = fork();
+	int status;
+	ssize_t n;
+
+	if (pid == 0) {
+		for (size_t off = 0; off < size; off += n) {
+			size_t len = size - off < sizeof(buf) ? size - off :
+								sizeof(buf);
+
+			for (size_t i = 0; i < len; i++)
+				buf[i] = pattern(off + i);
+			n = write(s, buf, len);
+			if (n <= 0)
+				_exit(1);
+		}
+		_exit(shutdown(s, SHUT_WR) ? 1 : 0);
+	}
+	while ((n = read(s, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			bad += buf[i] != pattern(got + i);
+		got += n;
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status) {
+		fprintf(stderr, "vsock-peer: the writer failed\n");
+		return 1;
+	}
+	if (n < 0 || got != size || bad) {
+		fprintf(stderr,
+			"vsock-peer: echo of %zu bytes (%zu wrong), sent %zu: %s\n",
+			got, bad, size, n < 0 ? strerror(errno) : "end");
+		return 1;
+	}
+	return 0;
+}
+
+static int do_sendn(unsigned int cid, unsigned int port, size_t size)
+{
+	int s = connect_retry(cid, port);
+
+	if (s < 0 || echo_check(s, size))
+		return 1;
+	printf("vsock-peer: echo ok: %zu bytes\n", size);
+	return 0;
+}
+
+static int do_refused(unsigned int cid, unsigned int port)
+{
+	struct sockaddr_vm a = addr_of(cid, port);
+	int s = socket(AF_VSOCK, SOCK_STREAM, 0);
+
+	if (s < 0 || !connect(s, (struct sockaddr *)&a, sizeof(a))) {
+		fprintf(stderr, "vsock-peer: %u:%u: %s\n", cid, port,
+			s < 0 ? strerror(errno) : "connected");
+		return 1;
+	}
+	printf("vsock-peer: refused: %s\n", strerror(errno));
+	return errno == ECONNRESET || errno == ECONNREFUSED ? 0 : 1;
+}
+
+static struct sockaddr_un unix_addr(const char *path)
+{
+	struct sockaddr_un a;
+
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	return a;
+}
+
+static int do_ulisten(const char *path, unsigned long count)
+{
+	struct sockaddr_un a = unix_addr(path);
+
+	unlink(path);
+	return serve(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a,
+		     sizeof(a), path, count);
+}
+
+/*
+ * Connected to PATH with the line req written: lkvm's line in line (read
+ * byte by byte: what follows is the guest's), or "" at its end.
+ */
+static int unix_connect(const char *path, const char *req, char *line,
+			size_t size)
+{
+	struct sockaddr_un a = unix_addr(path);
+	int s = socket(AF_UNIX, SOCK_STREAM, 0), n = strlen(req);
+	size_t len = 0;
+
+	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a))) {
+		fprintf(stderr, "vsock-peer: connect %s: %s\n", path,
+			strerror(errno));
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	if (write(s, req, n) != n) {
+		close(s);
+		return -1;
+	}
+	while (len + 1 < size && read(s, line + len, 1) == 1 &&
+	       line[len++] != '\n')
+		;
+	line[len] = '\0';
+	return s;
+}
+
+static int do_uconnect(const char *path, unsigned int port, size_t size)
+{
+	char line[64], req[32];
+	int s = -1;
+
+	snprintf(req, sizeof(req), "CONNECT %u\n", port);
+	for (int i = 0; i < 300 && s < 0; i++) {
+		s = unix_connect(path, req, line, sizeof(line));
+		if (s >= 0 && strncmp(line, "OK ", 3)) {
+			close(s);
+			s = -1;
+		}
+		if (s < 0)
+			nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	}
+	if (s < 0) {
+		fprintf(stderr, "vsock-peer: no OK from %s for port %u\n", path,
+			port);
+		return 1;
+	}
+	printf("vsock-peer: %s", line);
+	if (echo_check(s, size))
+		return 1;
+	printf("vsock-peer: unix echo ok: %zu bytes\n", size);
+	return 0;
+}
+
+static int do_uline(const char *path, const char *text)
+{
+	char line[64], req[256];
+	int s;
+
+	snprintf(req, sizeof(req), "%s\n", text);
+	s = unix_connect(path, strcmp(text, "-") ? req : "", line,
+			 strcmp(text, "-") ? sizeof(line) : 1);
+	if (s < 0)
+		return 1;
+	close(s);
+	if (line[0]) {
+		fprintf(stderr, "vsock-peer: got '%s'\n", line);
+		return 1;
+	}
+	printf("vsock-peer: closed without a reply: %s\n", text);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "listen"))
@@ -131,7 +330,23 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "send"))
 		return do_send(strtoul(argv[2], NULL, 0),
 			       strtoul(argv[3], NULL, 0), argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "sendn"))
+		return do_sendn(strtoul(argv[2], NULL, 0),
+				strtoul(argv[3], NULL, 0),
+				strtoul(argv[4], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "refused"))
+		return do_refused(strtoul(argv[2], NULL, 0),
+				  strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "ulisten"))
+		return do_ulisten(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc == 5 && !strcmp(argv[1], "uconnect"))
+		return do_uconnect(argv[2], strtoul(argv[3], NULL, 0),
+				   strtoul(argv[4], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "uline"))
+		return do_uline(argv[2], argv[3]);
 	fprintf(stderr,
-		"usage: vsock-peer listen PORT N | send CID PORT MSG\n");
+		"usage: vsock-peer listen PORT N | send CID PORT MSG | sendn CID PORT SIZE\n"
+		"       | refused CID PORT | ulisten PATH N | uconnect PATH PORT SIZE\n"
+		"       | uline PATH TEXT\n");
 	return 2;
 }

@@ -63,12 +63,8 @@ static void fuzz_irq(void *opaque, int level)
 static void fuzz_setup(struct fuzz_ctx *c)
 {
 	uint8_t f = fuzz_u8(&c->in);
-	uint64_t features = VIRTIO_BIT(VIRTIO_F_VERSION_1);
+	uint64_t features = fuzz_transport_features(f);
 
-	if (f & 1)
-		features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
-	if (f & 2)
-		features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
 	if (f & 4)
 		features |= VIRTIO_BIT(VIRTIO_BALLOON_F_STATS_VQ);
 	fuzz_mmio_negotiate(&c->b.vm, features);

@@ -108,14 +108,9 @@ static void fuzz_queue(struct fuzz_ctx *c, uint32_t q)
 
 static void fuzz_setup(struct fuzz_ctx *c)
 {
-	uint8_t f = fuzz_u8(&c->in);
-	uint64_t features = VIRTIO_BIT(VIRTIO_F_VERSION_1) |
+	uint64_t features = fuzz_transport_features(fuzz_u8(&c->in)) |
 			    VIRTIO_BIT(VIRTIO_CONSOLE_F_EMERG_WRITE);
 
-	if (f & 1)
-		features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
-	if (f & 2)
-		features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
 	fuzz_mmio_negotiate(&c->con.vm, features);
 	CHECK(c->con.vm.core.status == 0xb);
 	fuzz_queue(c, VIRTIO_CONSOLE_RX_QUEUE);

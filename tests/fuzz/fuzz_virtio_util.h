@@ -155,6 +155,18 @@ static inline void fuzz_publish(struct guest_mem *mem,
 	mmio_data_put(a + 2, 2, (uint16_t)(idx + 1));
 }
 
+/* VERSION_1, INDIRECT_DESC if bit 0 of sel is set, EVENT_IDX if bit 1. */
+static inline uint64_t fuzz_transport_features(uint8_t sel)
+{
+	uint64_t features = VIRTIO_BIT(VIRTIO_F_VERSION_1);
+
+	if (sel & 1)
+		features |= VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
+	if (sel & 2)
+		features |= VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+	return features;
+}
+
 /* --- the driver's side of the transport ----------------------------------- */
 
 /* Reset, ACKNOWLEDGE, DRIVER, the features, FEATURES_OK (§3.1.1 1-5). */

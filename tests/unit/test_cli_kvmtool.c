@@ -86,6 +86,9 @@ CHECK(huge_on, !strcmp(c->hugetlbfs, "/mnt/huge"))
 CHECK(vsock_3, c->vsock_cid == 3)
 CHECK(vsock_max, c->vsock_cid == 4294967294ULL)
 CHECK(vsock_hex, c->vsock_cid == 0x10)
+CHECK(vsock_socket,
+      c->vsock_cid == 3 && !strcmp(c->vsock_socket, "/tmp/v.sock"))
+CHECK(vsock_no_socket, c->vsock_cid == 3 && !c->vsock_socket[0])
 CHECK(trans_pci, c->transport == VIRTIO_TRANSPORT_PCI)
 CHECK(trans_mmio, c->transport == VIRTIO_TRANSPORT_MMIO)
 CHECK(log_debug, c->loglevel == LOG_DEBUG)
@@ -190,6 +193,43 @@ static const struct row rows[] = {
 	  "CID is 3" },
 	{ "--vsock -1", { "--vsock", "-1" }, REFUSED, NULL, "expected a CID" },
 	{ "--vsock x", { "--vsock", "x3" }, REFUSED, NULL, "expected a CID" },
+	{ "--vsock socket",
+	  { "--vsock", "3,socket=/tmp/v.sock" },
+	  OK,
+	  vsock_socket },
+	{ "--vsock plain", { "--vsock", "3" }, OK, vsock_no_socket },
+	{ "--vsock socket empty",
+	  { "--vsock", "3,socket=" },
+	  REFUSED,
+	  NULL,
+	  "socket= needs a PATH" },
+	{ "--vsock other key",
+	  { "--vsock", "3,path=/tmp/v" },
+	  REFUSED,
+	  NULL,
+	  "'path=/tmp/v' is not socket=PATH" },
+	{ "--vsock socket long",
+	  { "--vsock",
+	    "3,socket=/tmp/abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz-"
+	    "abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvwxyz" },
+	  REFUSED,
+	  NULL,
+	  "too long (at most 96 bytes" },
+	{ "--vsock socket no CID",
+	  { "--vsock", ",socket=/tmp/v.sock" },
+	  REFUSED,
+	  NULL,
+	  "expected a CID" },
+	{ "--vsock socket CID 2",
+	  { "--vsock", "2,socket=/tmp/v.sock" },
+	  REFUSED,
+	  NULL,
+	  "CID is 3 to" },
+	{ "--vsock twice",
+	  { "--vsock", "3", "--vsock", "4,socket=/tmp/v.sock" },
+	  REFUSED,
+	  NULL,
+	  "given twice" },
 	{ "--dev", { "--dev", "/dev/vkvm" }, OK, dev_kvm },
 	{ "--tty 0", { "--tty", "0" }, OK, tty_0 },
 	{ "--tty 1", { "--tty", "1" }, REFUSED, NULL, "one guest terminal" },

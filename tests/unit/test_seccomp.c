@@ -55,6 +55,12 @@ static void test_ioctls_by_feature(void **state)
 	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_SET_MEM_TABLE));
 	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_NET_SET_BACKEND));
 	assert_int_equal(seccomp_setup(&cfg, false, true), 0);
+	/* --vsock CID,socket=PATH: lkvm serves it, no vhost ioctl. */
+	strcpy(cfg.vsock_socket, "/tmp/v.sock");
+	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_SET_VRING_KICK));
+	assert_false(seccomp_ioctl_allowed(&cfg, VHOST_VSOCK_SET_RUNNING));
+	assert_int_equal(seccomp_setup(&cfg, false, true), 0);
+	assert_int_equal(seccomp_setup(&cfg, false, false), 0);
 }
 
 /* -n ...,vhost=1: vhost's ring requests and the tap's back-end. */
@@ -92,6 +98,11 @@ static void test_names_exist_on_riscv64(void **state)
 			fail_msg("%s is no riscv64 system call", name);
 	assert_true(i > 40);
 	assert_null(seccomp_allowed_name(i + 1));
+	for (i = 0; (name = seccomp_hvsock_name(i)); i++)
+		if (seccomp_syscall_resolve_name_arch(SCMP_ARCH_RISCV64, name) <
+		    0)
+			fail_msg("%s is no riscv64 system call", name);
+	assert_int_equal(i, 3);
 }
 
 /* What the guest-facing threads need most must be there. */

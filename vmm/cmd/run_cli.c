@@ -366,13 +366,54 @@ static int set_rng(struct opt_parser *p, const struct opt *o, const char *arg)
 	return 0;
 }
 
-/* --vsock CID: 0 (hypervisor), 1 (local), 2 (host) and -1 (any) are not. */
+/* --vsock CID[,socket=PATH]'s PATH: the unix-socket back-end. */
+static int set_vsock_socket(struct cli_run *r, const char *opt)
+{
+	static const char key[] = "socket=";
+	const char *path = opt + sizeof(key) - 1;
+
+	if (strncmp(opt, key, sizeof(key) - 1))
+		return cli_err(
+			r,
+			"--vsock: '%s' is not socket=PATH (expected CID or CID,socket=PATH)",
+			opt);
+	if (!*path)
+		return cli_err(r, "--vsock: socket= needs a PATH");
+	if (strlen(path) > CONFIG_VSOCK_SOCKET_MAX)
+		return cli_err(
+			r,
+			"--vsock: socket=%s is too long (at most %d bytes, so that PATH_<port> fits a unix socket address)",
+			path, CONFIG_VSOCK_SOCKET_MAX);
+	strcpy(r->cfg->vsock_socket, path);
+	return 0;
+}
+
+/*
+ * --vsock CID[,socket=PATH]: 0 (hypervisor), 1 (local), 2 (host) and -1
+ * (any) are not CIDs a guest may have; one vsock device.
+ */
 static int set_vsock(struct opt_parser *p, const struct opt *o, const char *arg)
 {
 	struct cli_run *r = p->ctx;
+	const char *comma = strchr(arg, ',');
+	char num[32];
 	uint64_t cid;
+	int ret;
 
-	if (opt_parse_u64(arg, &cid))
+	if (r->cfg->vsock_cid)
+		return cli_err(r,
+			       "--%s given twice (lkvm has one vsock device)",
+			       o->name);
+	if (comma && (size_t)(comma - arg) < sizeof(num)) {
+		memcpy(num, arg, comma - arg);
+		num[comma - arg] = '\0';
+		ret = set_vsock_socket(r, comma + 1);
+		if (ret)
+			return ret;
+	} else {
+		snprintf(num, sizeof(num), "%s", comma ? "" : arg);
+	}
+	if (opt_parse_u64(num, &cid))
 		return cli_err(r, "invalid --%s '%s' (expected a CID number)",
 			       o->name, arg);
 	if (cid < CONFIG_VSOCK_CID_MIN || cid > CONFIG_VSOCK_CID_MAX)
@@ -481,10 +522,15 @@ static const struct opt run_opts[] = {
 	      "virtio memory balloon ('lkvm balloon' gives\n"
 	      "guest RAM back to the host; 'lkvm stat -m')"),
 	  .field = CFG(balloon) },
-	{ OPT("vsock", 0, "CID", set_vsock,
-	      "virtio-vsock served by the host's vhost-vsock\n"
-	      "(/dev/vhost-vsock); CID is the guest's\n"
-	      "address, 3 to 4294967294") },
+	{ OPT("vsock", 0, "CID[,socket=PATH]", set_vsock,
+	      "virtio-vsock; CID is the guest's address, 3\n"
+	      "to 4294967294.  Served by the host's\n"
+	      "vhost-vsock (/dev/vhost-vsock), or with\n"
+	      "socket=PATH by lkvm over unix sockets, no\n"
+	      "root or vsock module needed: a host process\n"
+	      "connects to PATH and writes \"CONNECT <port>\\n\"\n"
+	      "(lkvm answers \"OK <hostport>\\n\"); the guest's\n"
+	      "connections to CID 2 port P go to PATH_P") },
 	{ OPT("dev", 0, "PATH", opt_set_path,
 	      "KVM device file (default: /dev/kvm)"),
 	  .field = CFG(dev) },

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ enum sc_check {
 	SC_NO_EXEC, /* mmap, mprotect: never PROT_EXEC */
 	SC_IOCTL,   /* ioctl: only the requests in ioctls[] */
 	SC_ENOSYS,  /* fails with ENOSYS, so glibc falls back */
+	SC_UNIX,    /* socket: AF_UNIX only */
 };
 
 struct sc_rule {
@@ -175,6 +177,17 @@ static const struct sc_rule allowed[] = {
 	{ "ioctl", SC_IOCTL },
 };
 
+/*
+ * --vsock CID,socket=PATH only (vmm/machine/hvsock.c): a guest connecting
+ * to host port P makes the I/O thread connect a new unix socket to
+ * PATH_P; the guest's shutdown shuts the socket's write side.
+ */
+static const struct sc_rule allowed_hvsock[] = {
+	{ "socket", SC_UNIX },
+	{ "connect", SC_ANY },
+	{ "shutdown", SC_ANY },
+};
+
 /* An ioctl request and when the filter lets it through. */
 enum sc_io_need {
 	IO_ANY,	  /* always */
@@ -246,6 +259,7 @@ static const struct sc_ioctl ioctls[] = {
 
 #define NR_ALLOWED (sizeof(allowed) / sizeof(allowed[0]))
 #define NR_IOCTLS (sizeof(ioctls) / sizeof(ioctls[0]))
+#define NR_HVSOCK (sizeof(allowed_hvsock) / sizeof(allowed_hvsock[0]))
 
 /* System call names by number, resolved before the filter is loaded. */
 #define SC_NAMES_MAX 1024
@@ -254,6 +268,11 @@ static const char *sc_names[SC_NAMES_MAX];
 const char *seccomp_allowed_name(size_t i)
 {
 	return i < NR_ALLOWED ? allowed[i].name : NULL;
+}
+
+const char *seccomp_hvsock_name(size_t i)
+{
+	return i < NR_HVSOCK ? allowed_hvsock[i].name : NULL;
 }
 
 static size_t fmt_str(char *buf, size_t size, size_t at, const char *s)
@@ -311,6 +330,12 @@ static void seccomp_sigsys(int sig, siginfo_t *si, void *ucontext)
 	_exit(LKVM_EXIT_SECCOMP);
 }
 
+/* --vsock CID on /dev/vhost-vsock (not the unix-socket back-end)? */
+static bool cfg_vhost_vsock(const struct vm_config *cfg)
+{
+	return cfg->vsock_cid && !cfg->vsock_socket[0];
+}
+
 /* An -n ...,vhost=1 NIC (a tap served by vhost-net)? */
 static bool cfg_vhost_net(const struct vm_config *cfg)
 {
@@ -326,9 +351,9 @@ static bool ioctl_needed(const struct vm_config *cfg, const struct sc_ioctl *io)
 	case IO_GDB:
 		return cfg->gdb != NULL;
 	case IO_VSOCK:
-		return cfg->vsock_cid != 0;
+		return cfg_vhost_vsock(cfg);
 	case IO_VHOST:
-		return cfg->vsock_cid != 0 || cfg_vhost_net(cfg);
+		return cfg_vhost_vsock(cfg) || cfg_vhost_net(cfg);
 	case IO_VNET:
 		return cfg_vhost_net(cfg);
 	default:
@@ -365,6 +390,10 @@ static int rule_add(scmp_filter_ctx ctx, const struct vm_config *cfg,
 			SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
 	case SC_ENOSYS:
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	case SC_UNIX:
+		return seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, nr, 1,
+			SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, AF_UNIX));
 	case SC_IOCTL:
 		for (size_t i = 0; i < NR_IOCTLS && !ret; i++)
 			if (ioctl_needed(cfg, &ioctls[i]))
@@ -422,10 +451,16 @@ static int ctx_build(scmp_filter_ctx ctx, const struct vm_config *cfg,
 		      seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
 	if (ret)
 		return seccomp_failed("cannot ask for TSYNC", ret);
-	for (size_t i = 0; i < NR_ALLOWED; i++) {
-		ret = rule_add(ctx, cfg, &allowed[i]);
+	for (size_t i = 0; i < NR_ALLOWED + NR_HVSOCK; i++) {
+		const struct sc_rule *r =
+			i < NR_ALLOWED ? &allowed[i] :
+					 &allowed_hvsock[i - NR_ALLOWED];
+
+		if (i >= NR_ALLOWED && !cfg->vsock_socket[0])
+			break;
+		ret = rule_add(ctx, cfg, r);
 		if (ret) {
-			pr_err("seccomp: cannot allow %s: %s", allowed[i].name,
+			pr_err("seccomp: cannot allow %s: %s", r->name,
 			       strerror(-ret));
 			return ret;
 		}

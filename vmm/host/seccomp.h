@@ -50,6 +50,8 @@ size_t seccomp_format_kill(char *buf, size_t size, const char *name, long nr);
 
 /* The allow-list's i-th system call name, NULL past its end (tests). */
 const char *seccomp_allowed_name(size_t i);
+/* The same for the calls allowed only with --vsock CID,socket=PATH. */
+const char *seccomp_hvsock_name(size_t i);
 
 /*
  * Whether cfg's filter lets ioctl request req through: the gdb stub's

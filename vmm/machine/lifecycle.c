@@ -62,6 +62,7 @@ static void step_devices_down(struct machine *m)
 {
 	fs_down(&m->fs);
 	vsock_down(&m->vsock);
+	hvsock_down(&m->hvsock);
 	shares_down(&m->shares);
 	nics_down(&m->nics);
 	disks_down(&m->disks);
@@ -106,6 +107,7 @@ static int step_devices_up(struct machine *m)
 	if (!ret && cfg->balloon)
 		ret = board_balloon_up(&m->board);
 	ret = ret ?: vsock_up(&m->vsock, cfg, &m->board);
+	ret = ret ?: hvsock_up(&m->hvsock, cfg, &m->board);
 	ret = ret ?: fs_up(&m->fs, cfg, &m->board);
 	/* A signal while waiting for passt: record the stop (status 3). */
 	if (ret == -EINTR)
@@ -134,6 +136,7 @@ static int step_iothread_up(struct machine *m)
 	ret = ret ?: nics_watch(&m->nics);
 	ret = ret ?: disks_watch(&m->disks, &m->io);
 	ret = ret ?: vsock_watch(&m->vsock, &m->io);
+	ret = ret ?: hvsock_watch(&m->hvsock, &m->io);
 	ret = ret ?: fs_watch(&m->fs, &m->io);
 	ret = ret ?: iothread_start(&m->io);
 	if (ret) {

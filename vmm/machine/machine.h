@@ -16,6 +16,7 @@
 #include "vmm/host/iothread.h"
 #include "vmm/machine/nics.h"
 #include "vmm/machine/shares.h"
+#include "vmm/machine/hvsock.h"
 #include "vmm/machine/vsock.h"
 #include "vmm/kvm/vm.h"
 
@@ -30,6 +31,7 @@ struct machine {
 	struct nics nics;
 	struct shares shares;
 	struct vsock vsock;
+	struct hvsock hvsock; /* --vsock CID,socket=PATH */
 	struct fs fs;
 	struct iothread io;
 	struct ctl_server ctl; /* the control socket */

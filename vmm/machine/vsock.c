@@ -193,8 +193,8 @@ int vsock_up(struct vsock *s, const struct vm_config *cfg, struct board *b)
 	memset(s, 0, sizeof(*s));
 	memset(s->vd.call_fd, -1, sizeof(s->vd.call_fd));
 	s->err_fd = s->fd = -1;
-	if (!cfg->vsock_cid)
-		return 0;
+	if (!cfg->vsock_cid || cfg->vsock_socket[0])
+		return 0; /* none, or lkvm serves it (hvsock.c) */
 	ret = vsock_eventfds(s);
 	if (ret)
 		pr_err("vsock: eventfd: %s", strerror(-ret));
