@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The glue shared by the vhost devices; see vhostdev.h. */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "vmm/host/spawn.h"
 #include "vmm/machine/vhostdev.h"
 
 int vhostdev_init(struct vhostdev *d, struct virtio_mmio *vm,
@@ -128,4 +132,147 @@ void vhostdev_close(struct vhostdev *d)
 		d->call_fd[i] = -1;
 	}
 	d->nr_rings = 0;
+}
+
+int vhostdev_user_open(struct vhostdev_user *u, const char *what,
+		       const struct vhost_mem *m, int ram_fd, int start_ms)
+{
+	const struct vhost_transport t = vhost_user_transport(&u->vu);
+	uint64_t wanted = u->vu.wanted;
+	char why[64];
+	int ret;
+
+	vhost_user_init(&u->vu, u->sock, ram_fd, 0);
+	u->vu.wanted |= wanted;
+	u->vu.timeout_ms = start_ms;
+	ret = vhost_open(&u->vh, &t, m);
+	u->vu.timeout_ms = VHOST_USER_TIMEOUT_MS;
+	if (ret == -ECONNRESET) {
+		host_reap(u->pid, why, sizeof(why));
+		pr_err("%s: %s %s at start-up (see its message above)", what,
+		       u->daemon, why);
+	} else if (ret) {
+		pr_err("%s: %s %s failed: %s", what, u->daemon,
+		       vhost_req_name(u->vh.failed),
+		       u->vu.why ? u->vu.why : strerror(-ret));
+	}
+	return ret;
+}
+
+/* One line per failure, until a start succeeds; none once it is gone. */
+static void user_fail(struct vhostdev_user *u, const char *when, int err)
+{
+	if (u->logged || u->gone)
+		return;
+	u->logged = true;
+	pr_err("%s: %s %s failed at %s: %s; the device needs a reset",
+	       u->label, u->daemon, vhost_req_name(u->vh.failed), when,
+	       u->vu.why ? u->vu.why : strerror(-err));
+}
+
+/*
+ * DRIVER_OK (the device's lock held): features first (the daemon wants
+ * them before a ring is enabled), the rings, then each ring enabled
+ * unless bus mastering is off (user_dma enables them later).
+ */
+static int user_start(void *opaque, uint64_t features)
+{
+	struct vhostdev_user *u = opaque;
+	int ret = vhostdev_user_start(&u->vd, &u->vh, features,
+				      u->dev->vm.core.dma_off);
+
+	if (ret == -EINVAL && !u->vh.broken)
+		return ret; /* the guest's fault, said */
+	if (ret)
+		user_fail(u, "DRIVER_OK", ret);
+	else
+		u->logged = false;
+	return ret;
+}
+
+/* PCI bus mastering off or on again (lock held): rings disabled or on. */
+static void user_dma(void *opaque, bool on)
+{
+	struct vhostdev_user *u = opaque;
+	int ret = vhostdev_user_dma(&u->vd, &u->vh, on);
+
+	if (ret)
+		user_fail(u, on ? "bus mastering on" : "bus mastering off",
+			  ret);
+}
+
+/* Device reset (lock held): take the rings back. */
+static void user_stop(void *opaque)
+{
+	struct vhostdev_user *u = opaque;
+	int ret = vhost_stop(&u->vh, VHOST_REQ_NR, NULL);
+
+	if (ret)
+		user_fail(u, "reset", ret);
+}
+
+/* A notification that took the MMIO exit: pass it to the daemon. */
+static void user_kick(void *opaque, unsigned int q)
+{
+	struct vhostdev_user *u = opaque;
+
+	vhostdev_kick(&u->vd, q);
+}
+
+struct virtio_backend vhostdev_user_backend(struct vhostdev_user *u)
+{
+	return (struct virtio_backend){
+		.start = user_start,
+		.stop = user_stop,
+		.kick = user_kick,
+		.dma = user_dma,
+		.opaque = u,
+	};
+}
+
+/*
+ * On the I/O thread: the daemon's socket is readable outside a request
+ * (requests are made with the device's lock held, which this takes), so
+ * it closed (died) or sent what nobody asked for.
+ */
+static void user_sock(void *opaque)
+{
+	struct vhostdev_user *u = opaque;
+	struct virtio_mmio *vm = &u->dev->vm;
+	struct pollfd p = { .fd = u->sock, .events = POLLIN };
+	char why[64], b;
+
+	virtio_mmio_lock(vm);
+	if (u->gone || poll(&p, 1, 0) <= 0) {
+		virtio_mmio_unlock(vm);
+		return;
+	}
+	u->gone = true;
+	u->vu.dead = true;
+	iothread_watch(u->io, u->sock, false);
+	if (recv(u->sock, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+		strcpy(why, "sent a message nobody asked for");
+	else
+		host_reap(u->pid, why, sizeof(why));
+	if (!u->logged)
+		pr_err("%s: %s %s; the device is broken, the guest keeps running",
+		       u->label, u->daemon, why);
+	u->logged = true;
+	/*
+	 * A daemon that misbehaves but lives still maps guest RAM and holds
+	 * the rings' eventfds: stop it (reaped at exit), and its calls.
+	 */
+	if (*u->pid > 0)
+		kill(*u->pid, SIGKILL);
+	vhostdev_unwatch(&u->vd);
+	virtio_core_fail_locked(&vm->core);
+	virtio_mmio_unlock(vm);
+}
+
+int vhostdev_user_watch(struct vhostdev_user *u, struct iothread *io)
+{
+	int ret = vhostdev_watch(&u->vd, io);
+
+	u->io = io;
+	return ret ?: iothread_add(io, u->sock, user_sock, u);
 }
