@@ -21,31 +21,48 @@ extern char **environ;
 #define DEFAULT_PATH \
 	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-static int spawn_actions(posix_spawn_file_actions_t *fa, const int *fds,
-			 unsigned int n, int out, int err)
+/*
+ * The descriptors the child gets (fds, then out and err), each first
+ * duplicated above the numbers they go to, so that no dup2 of the child
+ * overwrites another source: dup[] to close after the spawn.
+ */
+static int spawn_sources(int *dup, const int *fds, unsigned int n, int out,
+			 int err)
+{
+	for (unsigned int i = 0; i < n + 2; i++) {
+		int fd = i < n ? fds[i] : i == n ? out : err;
+
+		dup[i] = fd < 0 ? -1 :
+				  fcntl(fd, F_DUPFD_CLOEXEC,
+					HOST_SPAWN_FD + HOST_SPAWN_MAX_FDS);
+		if (fd >= 0 && dup[i] < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int spawn_actions(posix_spawn_file_actions_t *fa, const int *dup,
+			 unsigned int n)
 {
 	int ret = 0;
 
 	for (unsigned int i = 0; !ret && i < n; i++)
-		ret = posix_spawn_file_actions_adddup2(fa, fds[i],
+		ret = posix_spawn_file_actions_adddup2(fa, dup[i],
 						       HOST_SPAWN_FD + i);
-	if (!ret && out >= 0)
-		ret = posix_spawn_file_actions_adddup2(fa, out, STDOUT_FILENO);
-	if (!ret && err >= 0)
-		ret = posix_spawn_file_actions_adddup2(fa, err, STDERR_FILENO);
+	if (!ret && dup[n] >= 0)
+		ret = posix_spawn_file_actions_adddup2(fa, dup[n],
+						       STDOUT_FILENO);
+	if (!ret && dup[n + 1] >= 0)
+		ret = posix_spawn_file_actions_adddup2(fa, dup[n + 1],
+						       STDERR_FILENO);
 	return ret;
 }
 
-int host_spawn_fds(pid_t *pid, const char *path, char *const argv[],
-		   const int *fds, unsigned int n, int out, int err)
+static int spawn_attr(posix_spawnattr_t *attr)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
 	sigset_t none, deflt;
 	int ret;
 
-	if (n > HOST_SPAWN_MAX_FDS)
-		return -EINVAL;
 	sigemptyset(&none);
 	sigemptyset(&deflt);
 	sigaddset(&deflt, SIGPIPE);
@@ -53,27 +70,43 @@ int host_spawn_fds(pid_t *pid, const char *path, char *const argv[],
 	sigaddset(&deflt, SIGINT);
 	sigaddset(&deflt, SIGHUP);
 	sigaddset(&deflt, SIGCHLD);
-	ret = posix_spawn_file_actions_init(&fa);
-	if (ret)
-		return -ret;
-	ret = posix_spawnattr_init(&attr);
-	if (ret) {
+	ret = posix_spawnattr_setsigmask(attr, &none);
+	ret = ret ?: posix_spawnattr_setsigdefault(attr, &deflt);
+	ret = ret ?: posix_spawnattr_setpgroup(attr, 0);
+	return ret ?: posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK |
+							     POSIX_SPAWN_SETSIGDEF |
+							     POSIX_SPAWN_SETPGROUP);
+}
+
+int host_spawn_fds(pid_t *pid, const char *path, char *const argv[],
+		   const int *fds, unsigned int n, int out, int err)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int dup[HOST_SPAWN_MAX_FDS + 2], ret;
+
+	if (n > HOST_SPAWN_MAX_FDS)
+		return -EINVAL;
+	memset(dup, -1, sizeof(dup));
+	ret = spawn_sources(dup, fds, n, out, err);
+	if (!ret && (ret = posix_spawn_file_actions_init(&fa)) != 0)
+		ret = -ret;
+	if (!ret && (ret = posix_spawnattr_init(&attr)) != 0) {
 		posix_spawn_file_actions_destroy(&fa);
-		return -ret;
+		ret = -ret;
 	}
-	ret = spawn_actions(&fa, fds, n, out, err);
-	ret = ret ?: posix_spawnattr_setsigmask(&attr, &none);
-	ret = ret ?: posix_spawnattr_setsigdefault(&attr, &deflt);
-	ret = ret ?: posix_spawnattr_setpgroup(&attr, 0);
-	ret = ret   ?:
-		      posix_spawnattr_setflags(&attr,
-					       POSIX_SPAWN_SETSIGMASK |
-						       POSIX_SPAWN_SETSIGDEF |
-						       POSIX_SPAWN_SETPGROUP);
-	ret = ret ?: posix_spawn(pid, path, &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	return -ret;
+	if (!ret) {
+		ret = spawn_actions(&fa, dup, n);
+		ret = ret ?: spawn_attr(&attr);
+		ret = -(ret ?: posix_spawn(pid, path, &fa, &attr, argv,
+					   environ));
+		posix_spawnattr_destroy(&attr);
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	for (unsigned int i = 0; i < n + 2; i++)
+		if (dup[i] >= 0)
+			close(dup[i]);
+	return ret;
 }
 
 int host_spawn(pid_t *pid, const char *path, char *const argv[], int fd3,

@@ -24,8 +24,9 @@
 int host_spawn(pid_t *pid, const char *path, char *const argv[], int fd3,
 	       int out);
 /*
- * The same with fds[0..n) as its fds 3.. (n <= HOST_SPAWN_MAX_FDS, none
- * of them a number in 3..3+n) and err as its stderr (-1: lkvm's).
+ * The same with fds[0..n) as its fds 3.. (n <= HOST_SPAWN_MAX_FDS; any
+ * numbers, also among those they go to) and err as its stderr (-1:
+ * lkvm's).
  */
 int host_spawn_fds(pid_t *pid, const char *path, char *const argv[],
 		   const int *fds, unsigned int n, int out, int err);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -134,12 +135,22 @@ void vhostdev_close(struct vhostdev *d)
 	d->nr_rings = 0;
 }
 
+/* ": MESSAGE" from the daemon's last words, or "". */
+static void user_last_words(struct vhostdev_user *u, char *buf, size_t size)
+{
+	char w[180] = "";
+
+	if (u->last_words)
+		u->last_words(u->lw_opaque, w, sizeof(w));
+	snprintf(buf, size, "%s%s", w[0] ? ": " : "", w);
+}
+
 int vhostdev_user_open(struct vhostdev_user *u, const char *what,
 		       const struct vhost_mem *m, int ram_fd, int start_ms)
 {
 	const struct vhost_transport t = vhost_user_transport(&u->vu);
 	uint64_t wanted = u->vu.wanted;
-	char why[64];
+	char why[64], words[200];
 	int ret;
 
 	vhost_user_init(&u->vu, u->sock, ram_fd, 0);
@@ -149,8 +160,9 @@ int vhostdev_user_open(struct vhostdev_user *u, const char *what,
 	u->vu.timeout_ms = VHOST_USER_TIMEOUT_MS;
 	if (ret == -ECONNRESET) {
 		host_reap(u->pid, why, sizeof(why));
-		pr_err("%s: %s %s at start-up (see its message above)", what,
-		       u->daemon, why);
+		user_last_words(u, words, sizeof(words));
+		pr_err("%s: %s %s at start-up%s", what, u->daemon, why,
+		       words[0] ? words : " (see its message above)");
 	} else if (ret) {
 		pr_err("%s: %s %s failed: %s", what, u->daemon,
 		       vhost_req_name(u->vh.failed),
@@ -240,7 +252,7 @@ static void user_sock(void *opaque)
 	struct vhostdev_user *u = opaque;
 	struct virtio_mmio *vm = &u->dev->vm;
 	struct pollfd p = { .fd = u->sock, .events = POLLIN };
-	char why[64], b;
+	char why[64], words[200] = "", b;
 
 	virtio_mmio_lock(vm);
 	if (u->gone || poll(&p, 1, 0) <= 0) {
@@ -254,9 +266,11 @@ static void user_sock(void *opaque)
 		strcpy(why, "sent a message nobody asked for");
 	else
 		host_reap(u->pid, why, sizeof(why));
+	if (!*u->pid)
+		user_last_words(u, words, sizeof(words));
 	if (!u->logged)
-		pr_err("%s: %s %s; the device is broken, the guest keeps running",
-		       u->label, u->daemon, why);
+		pr_err("%s: %s %s%s; the device is broken, the guest keeps running",
+		       u->label, u->daemon, why, words);
 	u->logged = true;
 	/*
 	 * A daemon that misbehaves but lives still maps guest RAM and holds

@@ -96,6 +96,9 @@ struct vhostdev_user {
 	const char *daemon; /* "virtiofsd" */
 	int sock;	    /* connected to the daemon; not owned */
 	pid_t *pid;	    /* the daemon's; 0 once reaped; not owned */
+	/* The daemon's own last message, when it keeps them (NULL: none). */
+	void (*last_words)(void *opaque, char *buf, size_t size);
+	void *lw_opaque;
 	bool gone;	    /* the daemon died: the device stays broken */
 	bool logged;	    /* a failure said since the last good start */
 };
