@@ -1,17 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A virtio device served by a back-end; see backed.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/log.h"
 #include "virtio/backed.h"
 
+/* Every waiting request of queue q answered by the model. */
+static void backed_orphan_run(struct virtio_backed *d, unsigned int q)
+{
+	struct virtq_chain *chain = malloc(sizeof(*chain));
+
+	if (!chain) {
+		pr_once(LOG_WARN, "%s: no memory for a request",
+			d->vm.core.dev.name);
+		return;
+	}
+	virtio_core_process(&d->vm.core, q, chain, d->orphan, d);
+	free(chain);
+}
+
 static void backed_notify(void *opaque, unsigned int q)
 {
 	struct virtio_backed *d = opaque;
 
-	if (q < d->vm.core.dev.num_queues && d->started)
+	if (q >= d->vm.core.dev.num_queues)
+		return;
+	if (d->orphaned)
+		backed_orphan_run(d, q);
+	else if (d->started)
 		d->be.kick(d->be.opaque, q);
+}
+
+int virtio_backed_adopt_locked(struct virtio_backed *d)
+{
+	struct virtio_core *c = &d->vm.core;
+	int ret = d->orphan ? 0 : -EOPNOTSUPP;
+
+	for (unsigned int q = 0; !ret && q < c->dev.num_queues; q++)
+		if (c->queues[q].ready)
+			ret = virtq_adopt(&c->queues[q]);
+	if (ret) {
+		virtio_core_fail_locked(c);
+		return ret;
+	}
+	d->orphaned = true;
+	d->started = false;
+	for (unsigned int q = 0; q < c->dev.num_queues; q++)
+		if (virtio_core_queue_live(c, q))
+			backed_orphan_run(d, q);
+	return 0;
 }
 
 static int backed_features_ok(void *opaque, uint64_t features)
@@ -25,7 +64,11 @@ static int backed_features_ok(void *opaque, uint64_t features)
 static int backed_driver_ok(void *opaque)
 {
 	struct virtio_backed *d = opaque;
-	int ret = d->be.start(d->be.opaque, d->features);
+	int ret;
+
+	if (d->orphaned)
+		return 0; /* the model answers: nothing to hand over */
+	ret = d->be.start(d->be.opaque, d->features);
 
 	/* A failed start may have handed over some rings: stop at reset. */
 	d->started = true;

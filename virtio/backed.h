@@ -12,6 +12,13 @@
  *
  * The configuration space is read-only to the driver (writes are
  * ignored: no such device here offers a writable field).
+ *
+ * A back-end that is gone for good (its daemon died) leaves the device
+ * broken (DEVICE_NEEDS_RESET, virtio_core_fail_locked()), unless the
+ * model can answer requests without it (orphan, e.g. virtio-blk: every
+ * request fails with IOERR): then virtio_backed_adopt_locked() takes the
+ * rings back where the back-end stopped, and from then on (guest resets
+ * and reboots included) the model answers every request itself.
  */
 #ifndef RVKVM_VIRTIO_BACKED_H
 #define RVKVM_VIRTIO_BACKED_H
@@ -41,6 +48,9 @@ struct virtio_backed {
 	uint64_t features; /* accepted at FEATURES_OK */
 	bool started;	   /* the back-end has the rings */
 	struct virtio_backend be;
+	/* The model's answer to a request with no back-end (NULL: none). */
+	virtio_chain_fn *orphan;
+	bool orphaned; /* the back-end is gone: orphan answers */
 };
 
 /*
@@ -53,5 +63,13 @@ int virtio_backed_init(struct virtio_backed *d, const struct dev_res *res,
 		       const struct virtio_dev *dev, const void *config,
 		       const struct virtio_backend *be);
 void virtio_backed_destroy(struct virtio_backed *d);
+
+/*
+ * Lock held.  The back-end is gone: with an orphan answer, every ready
+ * queue taken over (virtq_adopt()) and its waiting requests answered, 0;
+ * else (or a ring that cannot be taken over) the device broken
+ * (DEVICE_NEEDS_RESET) and -EOPNOTSUPP or -EINVAL.
+ */
+int virtio_backed_adopt_locked(struct virtio_backed *d);
 
 #endif

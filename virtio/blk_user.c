@@ -45,6 +45,28 @@ int virtio_blk_user_check(const uint8_t *cfg, uint32_t len,
 	return 0;
 }
 
+/*
+ * Orphan (the daemon is gone): every request fails, status IOERR in the
+ * last writable byte (the status), what comes before it zeroed.
+ */
+static int blk_user_fail(void *opaque, const struct virtq_chain *chain,
+			 uint32_t *len)
+{
+	static const uint8_t zero[512];
+	const uint8_t ioerr = VIRTIO_BLK_S_IOERR;
+	struct virtq_writer w;
+	uint64_t left;
+
+	virtq_writer_init(&w, chain);
+	while ((left = virtq_writer_remaining(&w)) > 1)
+		virtq_writer_write(&w, zero,
+				   left - 1 < sizeof(zero) ? left - 1 :
+							     sizeof(zero));
+	virtq_writer_write(&w, &ioerr, left ? 1 : 0);
+	*len = virtq_writer_written(&w);
+	return 0;
+}
+
 int virtio_blk_user_init(struct virtio_blk_user *d, const struct dev_res *res,
 			 const struct guest_mem *mem,
 			 const struct irq_line *irq, const uint8_t *cfg,
@@ -66,6 +88,7 @@ int virtio_blk_user_init(struct virtio_blk_user *d, const struct dev_res *res,
 	if (ret)
 		return ret;
 	ret = virtio_backed_init(&d->b, res, mem, irq, &dev, cfg, be);
+	d->b.orphan = blk_user_fail;
 	d->capacity = capacity;
 	return ret;
 }

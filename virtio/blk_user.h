@@ -16,6 +16,10 @@
  * queue; no CONFIG_WCE: the configuration is read-only, so a guest with
  * FLUSH sees a write-back cache and flushes).  The device never reads
  * the configuration again: a capacity that changes is not followed.
+ *
+ * When the back-end is gone (virtio_backed_adopt_locked()), every request
+ * it had not yet taken, and every later one, fails with IOERR; those it
+ * had taken and not completed never complete.
  */
 #ifndef RVKVM_VIRTIO_BLK_USER_H
 #define RVKVM_VIRTIO_BLK_USER_H

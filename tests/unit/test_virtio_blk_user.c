@@ -264,13 +264,159 @@ static void test_start_stop(void **state)
 	assert_int_equal(f->stops, 1);
 }
 
+/* A read request: header, 512 data bytes and the status, both filled. */
+static uint16_t add_read(struct fix *f, struct vqm_buf *data,
+			 struct vqm_buf *status)
+{
+	struct vqm_buf b[3] = { vqm_buf_new(&f->q, 16, false, 0),
+				vqm_buf_new(&f->q, 512, true, 0xee),
+				vqm_buf_new(&f->q, 1, true, 0xee) };
+
+	*data = b[1];
+	*status = b[2];
+	return vqm_add(&f->q, b, 3);
+}
+
+static uint8_t byte_at(struct fix *f, const struct vqm_buf *b, uint32_t off)
+{
+	return *(uint8_t *)vqm_ptr(&f->q, b->gpa + off, 1);
+}
+
+/* The daemon completed head with len at used entry i. */
+static void daemon_used(struct fix *f, uint16_t i, uint16_t head)
+{
+	uint8_t *e = vqm_ptr(&f->q, f->q.used + 4 + 8 * (i % NUM), 8);
+
+	memset(e, 0, 8);
+	e[0] = head;
+	e[4] = 1;
+	vqm_put16(&f->q, f->q.used + 2, i + 1);
+}
+
+static void driver_up(struct fix *f, uint64_t features)
+{
+	struct virtio_mmio *vm = &f->d.b.vm;
+
+	assert_int_equal(vqm_mmio_negotiate(vm, features), ACK | DRV | FOK);
+	assert_int_equal(vqm_mmio_queue(vm, 0, &f->q), 1);
+	vqm_mmio_driver_ok(vm);
+}
+
+static int adopt(struct fix *f)
+{
+	int ret;
+
+	virtio_mmio_lock(&f->d.b.vm);
+	ret = virtio_backed_adopt_locked(&f->d.b);
+	virtio_mmio_unlock(&f->d.b.vm);
+	return ret;
+}
+
+/*
+ * The daemon dies having popped r0 and r1 (avail_event 2) and completed
+ * r0: lkvm takes the ring over there, fails r2 with IOERR (data zeroed),
+ * leaves r1 (the daemon's, lost) alone, and fails every later request,
+ * also after a reset, without starting a back-end again.
+ */
+static void test_orphan(void **state)
+{
+	struct fix *f = *state;
+	struct virtio_mmio *vm = &f->d.b.vm;
+	struct vqm_buf d[4], st[4];
+	uint16_t h[4];
+	uint32_t id, len;
+
+	driver_up(f, V1 | F(VIRTIO_F_EVENT_IDX));
+	for (int i = 0; i < 3; i++)
+		h[i] = add_read(f, &d[i], &st[i]);
+	daemon_used(f, 0, h[0]);
+	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, 2); /* avail_event */
+	vqm_set_used_event(&f->q, 1); /* the driver saw r0 done */
+	assert_int_equal(adopt(f), 0);
+	assert_int_equal(vqm_used_idx(&f->q), 2);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[0]);
+	assert_true(vqm_get_used(&f->q, &id, &len));
+	assert_int_equal(id, h[2]);
+	assert_int_equal(len, 513);
+	assert_int_equal(byte_at(f, &st[2], 0), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(byte_at(f, &d[2], 0), 0);
+	assert_int_equal(byte_at(f, &d[2], 511), 0);
+	assert_int_equal(byte_at(f, &st[1], 0), 0xee);
+	assert_int_equal(f->level, 1);
+	assert_false(vqm_mmio_rd(vm, VIRTIO_MMIO_STATUS) &
+		     VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	/* A later request, notified: failed at once, no back-end kick. */
+	h[3] = add_read(f, &d[3], &st[3]);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[3]);
+	assert_int_equal(byte_at(f, &st[3], 0), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(f->kicks, 0);
+	/* A reset and a new driver: still failing, no start, no stop. */
+	vqm_mmio_wr(vm, VIRTIO_MMIO_STATUS, 0);
+	vqm_free(&f->q);
+	vqm_init(&f->q, RAM_SIZE, NUM);
+	driver_up(f, V1);
+	assert_int_equal(f->starts, 1);
+	assert_int_equal(f->stops, 0);
+	h[0] = add_read(f, &d[0], &st[0]);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[0]);
+	assert_int_equal(byte_at(f, &st[0], 0), VIRTIO_BLK_S_IOERR);
+}
+
+/* Without EVENT_IDX: from the daemon's used index (in order). */
+static void test_orphan_no_event_idx(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf d[2], st[2];
+	uint16_t h[2];
+	uint32_t id, len;
+
+	driver_up(f, V1);
+	h[0] = add_read(f, &d[0], &st[0]);
+	h[1] = add_read(f, &d[1], &st[1]);
+	daemon_used(f, 0, h[0]);
+	assert_int_equal(adopt(f), 0);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[0]);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[1]);
+	assert_int_equal(byte_at(f, &st[1], 0), VIRTIO_BLK_S_IOERR);
+}
+
+/*
+ * A daemon that left indices no ring can have, or a model with no
+ * answer of its own: DEVICE_NEEDS_RESET, nothing used.
+ */
+static void test_orphan_refused(void **state)
+{
+	struct fix *f = *state;
+	struct virtio_mmio *vm = &f->d.b.vm;
+	struct vqm_buf d, st;
+
+	driver_up(f, V1 | F(VIRTIO_F_EVENT_IDX));
+	add_read(f, &d, &st);
+	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, 0x8000);
+	assert_int_equal(adopt(f), -EINVAL);
+	assert_true(vqm_mmio_rd(vm, VIRTIO_MMIO_STATUS) &
+		    VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+	assert_int_equal(vqm_used_idx(&f->q), 0);
+	vqm_mmio_wr(vm, VIRTIO_MMIO_STATUS, 0);
+	f->d.b.orphan = NULL;
+	vqm_free(&f->q);
+	vqm_init(&f->q, RAM_SIZE, NUM);
+	driver_up(f, V1);
+	assert_int_equal(adopt(f), -EOPNOTSUPP);
+	assert_true(vqm_mmio_rd(vm, VIRTIO_MMIO_STATUS) &
+		    VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_identity), T(test_config),     T(test_features),
-		T(test_check),	  T(test_start_stop),
+		T(test_check),	  T(test_start_stop), T(test_orphan),
+		T(test_orphan_no_event_idx),	      T(test_orphan_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -279,8 +279,38 @@ static void user_sock(void *opaque)
 	if (*u->pid > 0)
 		kill(*u->pid, SIGKILL);
 	vhostdev_unwatch(&u->vd);
-	virtio_core_fail_locked(&vm->core);
+	/* A model that answers alone gets its notifications back. */
+	for (unsigned int q = 0; u->dev->orphan && u->vd.slot &&
+				 q < u->vd.nr_rings;
+	     q++)
+		iothread_watch(u->io, u->vd.slot->kicks[q].fd, true);
+	virtio_backed_adopt_locked(u->dev);
 	virtio_mmio_unlock(vm);
+}
+
+/* On the I/O thread, once the daemon is gone: a queue's notification. */
+static void user_kick_back(void *opaque)
+{
+	const struct vhostdev_call *c = opaque;
+	uint64_t v;
+
+	if (read(c->d->slot->kicks[c->q].fd, &v, sizeof(v)) == sizeof(v))
+		virtio_mmio_kick(c->d->vm, c->q);
+}
+
+/* The kicks, on io but off while the daemon reads them. */
+static int user_watch_kicks(struct vhostdev_user *u, struct iothread *io)
+{
+	struct vhostdev *d = &u->vd;
+	int ret = 0;
+
+	for (unsigned int q = 0; !ret && q < d->nr_rings; q++) {
+		int fd = d->slot->kicks[q].fd;
+
+		ret = iothread_add(io, fd, user_kick_back, &d->calls[q]);
+		ret = ret ?: iothread_watch(io, fd, false);
+	}
+	return ret;
 }
 
 int vhostdev_user_watch(struct vhostdev_user *u, struct iothread *io)
@@ -288,5 +318,7 @@ int vhostdev_user_watch(struct vhostdev_user *u, struct iothread *io)
 	int ret = vhostdev_watch(&u->vd, io);
 
 	u->io = io;
+	if (!ret && u->dev->orphan && u->vd.slot)
+		ret = user_watch_kicks(u, io);
 	return ret ?: iothread_add(io, u->sock, user_sock, u);
 }

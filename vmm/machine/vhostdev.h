@@ -83,8 +83,10 @@ void vhostdev_close(struct vhostdev *d);
  * start succeeds.  The daemon's socket readable outside a request (seen
  * on the I/O thread: it died, or sent what nobody asked for) is one line,
  * the daemon killed if it still runs (reaped by its owner at exit), the
- * device broken for good (DEVICE_NEEDS_RESET, every later start fails);
- * lkvm and the guest go on.
+ * device broken for good (DEVICE_NEEDS_RESET, every later start fails),
+ * or, for a model that can answer alone (virtio-blk: IOERR), the rings
+ * and their notifications taken back (virtio_backed_adopt_locked()); lkvm
+ * and the guest go on.
  */
 struct vhostdev_user {
 	struct virtio_backed *dev;
