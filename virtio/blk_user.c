@@ -16,9 +16,8 @@ static uint64_t le64_at(const uint8_t *p)
 	return le32_at(p) | (uint64_t)le32_at(p + 4) << 32;
 }
 
-int virtio_blk_user_check(const uint8_t *cfg, uint32_t len,
-			  uint64_t features, uint64_t *capacity,
-			  const char **why)
+int virtio_blk_user_check(const uint8_t *cfg, uint32_t len, uint64_t features,
+			  uint64_t *capacity, const char **why)
 {
 	uint32_t bs;
 

@@ -34,10 +34,10 @@
 #define VIRTIO_BLK_USER_MAX_SECTORS (1ULL << 54)
 
 #define VIRTIO_BLK_F_TOPOLOGY 10
-#define VIRTIO_BLK_USER_FEATURES                                          \
-	(VIRTIO_BIT(1) /* SIZE_MAX */ | VIRTIO_BIT(2) /* SEG_MAX */ |     \
-	 VIRTIO_BIT(5) /* RO */ | VIRTIO_BIT(6) /* BLK_SIZE */ |          \
-	 VIRTIO_BIT(9) /* FLUSH */ | VIRTIO_BIT(VIRTIO_BLK_F_TOPOLOGY) |  \
+#define VIRTIO_BLK_USER_FEATURES                                         \
+	(VIRTIO_BIT(1) /* SIZE_MAX */ | VIRTIO_BIT(2) /* SEG_MAX */ |    \
+	 VIRTIO_BIT(5) /* RO */ | VIRTIO_BIT(6) /* BLK_SIZE */ |         \
+	 VIRTIO_BIT(9) /* FLUSH */ | VIRTIO_BIT(VIRTIO_BLK_F_TOPOLOGY) | \
 	 VIRTIO_BIT(13) /* DISCARD */ | VIRTIO_BIT(14) /* WRITE_ZEROES */)
 /* What the transport offers: the back-end must have it. */
 #define VIRTIO_BLK_USER_NEEDED                                             \
@@ -53,9 +53,8 @@ struct virtio_blk_user {
  * Check the back-end's configuration (len bytes at cfg) and feature bits:
  * 0 (*capacity set), or -EPROTO with a short reason in *why.  Pure.
  */
-int virtio_blk_user_check(const uint8_t *cfg, uint32_t len,
-			  uint64_t features, uint64_t *capacity,
-			  const char **why);
+int virtio_blk_user_check(const uint8_t *cfg, uint32_t len, uint64_t features,
+			  uint64_t *capacity, const char **why);
 
 /*
  * The device for a back-end that passed virtio_blk_user_check() (checked

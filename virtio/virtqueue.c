@@ -153,9 +153,9 @@ int virtq_adopt(struct virtqueue *vq)
 		return -EINVAL;
 	avail = virtq_avail_idx(vq);
 	used = virtq_load16(vq->used + 2, __ATOMIC_ACQUIRE);
-	next = vq->event_idx ? virtq_load16(virtq_avail_event(vq),
-					    __ATOMIC_RELAXED) :
-			       used;
+	next = vq->event_idx ?
+		       virtq_load16(virtq_avail_event(vq), __ATOMIC_RELAXED) :
+		       used;
 	if ((uint16_t)(avail - next) > vq->num ||
 	    (uint16_t)(next - used) > vq->num) {
 		pr_guest_once("virtqueue: a ring taken over is inconsistent");

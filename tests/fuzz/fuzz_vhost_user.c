@@ -183,8 +183,9 @@ static void op_config(struct vhost_user *u, const uint8_t *p, size_t len,
 		psize = rd32(p + 8);
 	if (psize == 0)
 		empty = ref_reply(p, len, &off, VHOST_USER_GET_CONFIG, 0);
-	ok = !empty && ref_reply(p, len, &off, VHOST_USER_GET_CONFIG,
-				 VHOST_USER_CONFIG_HDR_SIZE + want) &&
+	ok = !empty &&
+	     ref_reply(p, len, &off, VHOST_USER_GET_CONFIG,
+		       VHOST_USER_CONFIG_HDR_SIZE + want) &&
 	     rd32(p + 12) == 0 && rd32(p + 16) == want;
 	if (empty) {
 		CHECK(ret == -EREMOTEIO && !u->dead);

@@ -1130,8 +1130,8 @@ static void test_disk_formats(void **state)
 	assert_true(config_vhost_user(&r->cfg));
 	res_free(r);
 	r = expect_run(parse("run", "-d", "a.img,format=raw", "-d",
-			     "b.img,format=qcow2,snapshot,ro", "-d",
-			     "c.QCOW2", "-d", ".qcow2", "Image"));
+			     "b.img,format=qcow2,snapshot,ro", "-d", "c.QCOW2",
+			     "-d", ".qcow2", "Image"));
 	d = r->cfg.disks;
 	assert_true(d[0].raw);
 	assert_false(config_disk_qsd(&d[0]));
@@ -1149,8 +1149,9 @@ static void test_disk_formats(void **state)
 	expect_error(
 		parse("run", "-d", "a,format=", "Image"),
 		"unknown --disk format= in 'a,format=' (expected raw, qcow2, qed, vmdk, vdi or vhdx)");
-	expect_error(parse("run", "-d", "a,raw,format=qcow2", "Image"),
-		     "--disk 'a,raw,format=qcow2': ,raw contradicts format=qcow2");
+	expect_error(
+		parse("run", "-d", "a,raw,format=qcow2", "Image"),
+		"--disk 'a,raw,format=qcow2': ,raw contradicts format=qcow2");
 	expect_error(
 		parse("run", "-d", "a.qcow2,queues=2", "Image"),
 		"--disk 'a.qcow2,queues=2': queues=N is for the disks lkvm serves itself (qemu-storage-daemon serves this one with one queue)");

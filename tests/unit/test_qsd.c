@@ -152,11 +152,12 @@ static void test_start_and_exit(void **state)
 	struct qsd q;
 	char words[128], want[600];
 
-	fake(QSD_NAME, "[ -S /proc/self/fd/3 ] && echo sock >\"${0%/*}/args\"\n"
-		       "echo \"$@\" >>\"${0%/*}/args\"\n"
-		       "echo 'qemu-storage-daemon: first' >&2\n"
-		       "printf 'qemu-storage-daemon: Image is not in qcow2 format\\n\\n' >&2\n"
-		       "exit 1");
+	fake(QSD_NAME,
+	     "[ -S /proc/self/fd/3 ] && echo sock >\"${0%/*}/args\"\n"
+	     "echo \"$@\" >>\"${0%/*}/args\"\n"
+	     "echo 'qemu-storage-daemon: first' >&2\n"
+	     "printf 'qemu-storage-daemon: Image is not in qcow2 format\\n\\n' >&2\n"
+	     "exit 1");
 	assert_int_equal(qsd_start(&q, &dc, "qcow2"), 0);
 	assert_true(q.pid > 0 && q.sock >= 0 && q.log_fd >= 0);
 	wait_exit(&q, "exited with status 1");
@@ -165,9 +166,10 @@ static void test_start_and_exit(void **state)
 	qsd_stop(&q);
 	assert_int_equal(q.sock, -1);
 	assert_int_equal(q.log_fd, -1);
-	snprintf(want, sizeof(want),
-		 "sock\n--blockdev driver=qcow2,node-name=disk,discard=unmap,read-only=off,cache.direct=off,file.driver=file,file.filename=/srv/a.qcow2 --export %s\n",
-		 export_rw);
+	snprintf(
+		want, sizeof(want),
+		"sock\n--blockdev driver=qcow2,node-name=disk,discard=unmap,read-only=off,cache.direct=off,file.driver=file,file.filename=/srv/a.qcow2 --export %s\n",
+		export_rw);
 	args_are(want);
 }
 
@@ -224,17 +226,19 @@ static void test_snapshot(void **state)
 	fake("img.raw", "");
 	fake(QSD_IMG_NAME, "echo \"$@\" >\"${0%/*}/args\"\n"
 			   "printf OVERLAY >/proc/self/fd/3");
-	fake(QSD_NAME, "read -r o </proc/self/fd/4; echo \"got $o\" >>\"${0%/*}/args\"\n"
-		       "echo \"$@\" >>\"${0%/*}/args\"");
+	fake(QSD_NAME,
+	     "read -r o </proc/self/fd/4; echo \"got $o\" >>\"${0%/*}/args\"\n"
+	     "echo \"$@\" >>\"${0%/*}/args\"");
 	setenv("TMPDIR", tmp, 1);
 	assert_int_equal(qsd_start(&q, &dc, "raw"), 0);
 	wait_exit(&q, "exited with status 0");
 	qsd_stop(&q);
-	snprintf(want, sizeof(want),
-		 "create -q -f qcow2 -b %s/img.raw -F raw /proc/self/fd/3\n"
-		 "got OVERLAY\n"
-		 "--blockdev driver=qcow2,node-name=disk,discard=unmap,read-only=off,cache.direct=off,file.driver=file,file.filename=/proc/self/fd/4 --export %s\n",
-		 dir, export_rw);
+	snprintf(
+		want, sizeof(want),
+		"create -q -f qcow2 -b %s/img.raw -F raw /proc/self/fd/3\n"
+		"got OVERLAY\n"
+		"--blockdev driver=qcow2,node-name=disk,discard=unmap,read-only=off,cache.direct=off,file.driver=file,file.filename=/proc/self/fd/4 --export %s\n",
+		dir, export_rw);
 	args_are(want);
 	d = opendir(tmp);
 	assert_non_null(d);
@@ -243,7 +247,8 @@ static void test_snapshot(void **state)
 	closedir(d);
 	assert_int_equal(n, 2); /* . and .. */
 	/* qemu-img failing: its last line, -EIO, no daemon. */
-	fake(QSD_IMG_NAME, "echo 'qemu-img: Could not open backing file' >&2; exit 1");
+	fake(QSD_IMG_NAME,
+	     "echo 'qemu-img: Could not open backing file' >&2; exit 1");
 	assert_int_equal(qsd_start(&q, &dc, "raw"), -EIO);
 	assert_int_equal(q.pid, 0);
 	assert_int_equal(q.sock, -1);

@@ -29,7 +29,7 @@
 #define NEEDED VIRTIO_BLK_USER_NEEDED
 #define F(n) VIRTIO_BIT(n)
 /* What qemu-storage-daemon offers for a writable qcow2 export. */
-#define QSD_FEATURES                                                       \
+#define QSD_FEATURES                                                          \
 	(NEEDED | F(30) /* PROTOCOL_FEATURES */ | F(1) | F(2) | F(6) | F(9) | \
 	 F(10) | F(11) /* CONFIG_WCE */ | F(12) /* MQ */ | F(13) | F(14))
 
@@ -155,10 +155,10 @@ static void test_config(void **state)
 	assert_int_equal(vqm_mmio_rd(vm, VIRTIO_MMIO_CONFIG + 56), 0);
 	assert_int_equal(vqm_mmio_rd(vm, VIRTIO_MMIO_CONFIG + 60), 0);
 	vqm_mmio_wr(vm, VIRTIO_MMIO_CONFIG + VIRTIO_BLK_CFG_WRITEBACK, 1);
-	assert_int_equal(vqm_mmio_rd_n(vm, VIRTIO_MMIO_CONFIG +
-						   VIRTIO_BLK_CFG_WRITEBACK,
-				       1),
-			 0);
+	assert_int_equal(
+		vqm_mmio_rd_n(vm, VIRTIO_MMIO_CONFIG + VIRTIO_BLK_CFG_WRITEBACK,
+			      1),
+		0);
 }
 
 /* Only the blk bits lkvm knows pass: no MQ, no CONFIG_WCE, no bit 30. */
@@ -170,16 +170,15 @@ static void test_features(void **state)
 
 	vqm_mmio_wr(vm, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 0);
 	lo = vqm_mmio_rd(vm, VIRTIO_MMIO_DEVICE_FEATURES);
-	assert_int_equal(lo & 0xffffff, F(1) | F(2) | F(6) | F(9) | F(10) |
-						F(13) | F(14));
+	assert_int_equal(lo & 0xffffff,
+			 F(1) | F(2) | F(6) | F(9) | F(10) | F(13) | F(14));
 	assert_int_equal(lo & (F(30) | F(11) | F(12)), 0);
 	/* A read-only export says RO, and the guest sees it. */
 	virtio_blk_user_destroy(&f->d);
 	assert_int_equal(fix_init(f, NEEDED | F(5)), 0);
 	vqm_mmio_wr(vm, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 0);
-	assert_int_equal(vqm_mmio_rd(vm, VIRTIO_MMIO_DEVICE_FEATURES) &
-				 0xffffff,
-			 F(5));
+	assert_int_equal(
+		vqm_mmio_rd(vm, VIRTIO_MMIO_DEVICE_FEATURES) & 0xffffff, F(5));
 }
 
 static void expect_refused(uint8_t *cfg, uint32_t len, uint64_t features,
@@ -205,8 +204,10 @@ static void test_check(void **state)
 	assert_int_equal(virtio_blk_user_check(c, 60, QSD_FEATURES, &cap, &why),
 			 0);
 	assert_int_equal(cap, 2097152);
-	expect_refused(c, 59, QSD_FEATURES, "a configuration of the wrong size");
-	expect_refused(c, 96, QSD_FEATURES, "a configuration of the wrong size");
+	expect_refused(c, 59, QSD_FEATURES,
+		       "a configuration of the wrong size");
+	expect_refused(c, 96, QSD_FEATURES,
+		       "a configuration of the wrong size");
 	expect_refused(c, 60, QSD_FEATURES & ~F(VIRTIO_F_EVENT_IDX),
 		       "no VERSION_1, INDIRECT_DESC or EVENT_IDX");
 	expect_refused(c, 60, QSD_FEATURES & ~V1,
@@ -414,9 +415,14 @@ static void test_orphan_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_identity), T(test_config),     T(test_features),
-		T(test_check),	  T(test_start_stop), T(test_orphan),
-		T(test_orphan_no_event_idx),	      T(test_orphan_refused),
+		T(test_identity),
+		T(test_config),
+		T(test_features),
+		T(test_check),
+		T(test_start_stop),
+		T(test_orphan),
+		T(test_orphan_no_event_idx),
+		T(test_orphan_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

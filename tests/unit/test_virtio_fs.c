@@ -50,8 +50,8 @@ static int be_start(void *opaque, uint64_t features)
 
 	f->starts++;
 	f->start_features = features;
-	f->rings_ready_at_start =
-		f->fs.b.vm.core.queues[0].ready && f->fs.b.vm.core.queues[1].ready;
+	f->rings_ready_at_start = f->fs.b.vm.core.queues[0].ready &&
+				  f->fs.b.vm.core.queues[1].ready;
 	return f->start_ret;
 }
 

@@ -55,7 +55,8 @@ static int disk_format(void *target, const struct opt_key *k, const char *v,
 
 	for (size_t i = 0; i < sizeof(disk_formats) / sizeof(*disk_formats);
 	     i++) {
-		if (strlen(disk_formats[i]) != n || memcmp(disk_formats[i], v, n))
+		if (strlen(disk_formats[i]) != n ||
+		    memcmp(disk_formats[i], v, n))
 			continue;
 		memcpy(d->format, v, n);
 		d->format[n] = '\0';

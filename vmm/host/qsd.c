@@ -50,10 +50,9 @@ static int put_path(char *buf, size_t size, const char *path)
 	return 0;
 }
 
-int qsd_build_argv(char *argv[QSD_ARGV_MAX],
-		   char blockdev[QSD_BLOCKDEV_MAX], const char *bin,
-		   const struct disk_config *dc, const char *format,
-		   bool overlay)
+int qsd_build_argv(char *argv[QSD_ARGV_MAX], char blockdev[QSD_BLOCKDEV_MAX],
+		   const char *bin, const struct disk_config *dc,
+		   const char *format, bool overlay)
 {
 	char file[QSD_BLOCKDEV_MAX];
 	bool ro = dc->ro;
@@ -64,20 +63,22 @@ int qsd_build_argv(char *argv[QSD_ARGV_MAX],
 		strcpy(file, QSD_OVERLAY);
 	else
 		ret = put_path(file, sizeof(file), dc->path);
-	len = snprintf(blockdev, QSD_BLOCKDEV_MAX,
-		       "driver=%s,node-name=disk,discard=unmap,read-only=%s,cache.direct=%s,file.driver=file,file.filename=%s",
-		       overlay ? "qcow2" : format, ro ? "on" : "off",
-		       dc->direct ? "on" : "off", file);
+	len = snprintf(
+		blockdev, QSD_BLOCKDEV_MAX,
+		"driver=%s,node-name=disk,discard=unmap,read-only=%s,cache.direct=%s,file.driver=file,file.filename=%s",
+		overlay ? "qcow2" : format, ro ? "on" : "off",
+		dc->direct ? "on" : "off", file);
 	if (ret || len < 0 || len >= QSD_BLOCKDEV_MAX)
 		return -ENAMETOOLONG;
 	argv[n++] = (char *)bin;
 	argv[n++] = "--blockdev";
 	argv[n++] = blockdev;
 	argv[n++] = "--export";
-	argv[n++] = ro ? "type=vhost-user-blk,id=disk,node-name=disk,addr.type=fd,addr.str=" QSD_LISTEN_FD
-			 ",writable=off,num-queues=1" :
-			 "type=vhost-user-blk,id=disk,node-name=disk,addr.type=fd,addr.str=" QSD_LISTEN_FD
-			 ",writable=on,num-queues=1";
+	argv[n++] =
+		ro ? "type=vhost-user-blk,id=disk,node-name=disk,addr.type=fd,addr.str=" QSD_LISTEN_FD
+		     ",writable=off,num-queues=1" :
+		     "type=vhost-user-blk,id=disk,node-name=disk,addr.type=fd,addr.str=" QSD_LISTEN_FD
+		     ",writable=on,num-queues=1";
 	argv[n] = NULL;
 	return n;
 }
@@ -103,9 +104,17 @@ static int overlay_file(void)
 static int overlay_create(int fd, const char *img, const char *image,
 			  const char *format, int log)
 {
-	char *argv[] = { (char *)img,  "create",     "-q", "-f", "qcow2",
-			 "-b",	       (char *)image, "-F", (char *)format,
-			 "/proc/self/fd/3", NULL };
+	char *argv[] = { (char *)img,
+			 "create",
+			 "-q",
+			 "-f",
+			 "qcow2",
+			 "-b",
+			 (char *)image,
+			 "-F",
+			 (char *)format,
+			 "/proc/self/fd/3",
+			 NULL };
 	int status, ret;
 	pid_t pid;
 
@@ -137,8 +146,8 @@ static int qsd_overlay(struct qsd *q, const struct disk_config *dc,
 		return ret;
 	}
 	*ovl = overlay_file();
-	ret = *ovl < 0 ? *ovl : overlay_create(*ovl, img, image, format,
-					       q->log_fd);
+	ret = *ovl < 0 ? *ovl :
+			 overlay_create(*ovl, img, image, format, q->log_fd);
 	free(image);
 	if (*ovl < 0)
 		pr_err("-d %s,snapshot: cannot create the overlay's file: %s",
@@ -164,8 +173,9 @@ static int qsd_spawn(struct qsd *q, const struct disk_config *dc,
 		return ret;
 	}
 	ret = host_listen_connect(&fds[0], &q->sock);
-	ret = ret ?: host_spawn_fds(&q->pid, q->path, argv, fds,
-				    ovl >= 0 ? 2 : 1, -1, q->log_fd);
+	ret = ret   ?:
+		      host_spawn_fds(&q->pid, q->path, argv, fds,
+				     ovl >= 0 ? 2 : 1, -1, q->log_fd);
 	if (fds[0] >= 0)
 		close(fds[0]);
 	if (ret)
@@ -174,8 +184,7 @@ static int qsd_spawn(struct qsd *q, const struct disk_config *dc,
 	return ret;
 }
 
-int qsd_start(struct qsd *q, const struct disk_config *dc,
-	      const char *format)
+int qsd_start(struct qsd *q, const struct disk_config *dc, const char *format)
 {
 	int ovl = -1, ret;
 
@@ -203,7 +212,9 @@ void qsd_last_words(const struct qsd *q, char *buf, size_t size)
 {
 	char tail[512];
 	off_t end = q->log_fd >= 0 ? lseek(q->log_fd, 0, SEEK_END) : -1;
-	off_t from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1 : 0;
+	off_t from = end > (off_t)sizeof(tail) - 1 ?
+			     end - (off_t)sizeof(tail) + 1 :
+			     0;
 	ssize_t n = end > 0 ? pread(q->log_fd, tail, end - from, from) : 0;
 	char *line;
 

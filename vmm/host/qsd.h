@@ -56,10 +56,9 @@ const char *qsd_format(const struct disk_config *dc);
  * (-ENAMETOOLONG when it does not fit); returns argc.  overlay: the
  * snapshot overlay is the daemon's fd 4.  Pure.
  */
-int qsd_build_argv(char *argv[QSD_ARGV_MAX],
-		   char blockdev[QSD_BLOCKDEV_MAX], const char *bin,
-		   const struct disk_config *dc, const char *format,
-		   bool overlay);
+int qsd_build_argv(char *argv[QSD_ARGV_MAX], char blockdev[QSD_BLOCKDEV_MAX],
+		   const char *bin, const struct disk_config *dc,
+		   const char *format, bool overlay);
 
 /*
  * Find and start the daemon for dc in format (with its overlay for
@@ -67,8 +66,7 @@ int qsd_build_argv(char *argv[QSD_ARGV_MAX],
  * (or for ,snapshot qemu-img) is not installed (nothing printed; q->path
  * names which); other -errno after one line.
  */
-int qsd_start(struct qsd *q, const struct disk_config *dc,
-	      const char *format);
+int qsd_start(struct qsd *q, const struct disk_config *dc, const char *format);
 
 /* The last line the daemon wrote on its stderr ("" for none). */
 void qsd_last_words(const struct qsd *q, char *buf, size_t size);

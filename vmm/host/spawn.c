@@ -73,9 +73,11 @@ static int spawn_attr(posix_spawnattr_t *attr)
 	ret = posix_spawnattr_setsigmask(attr, &none);
 	ret = ret ?: posix_spawnattr_setsigdefault(attr, &deflt);
 	ret = ret ?: posix_spawnattr_setpgroup(attr, 0);
-	return ret ?: posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK |
-							     POSIX_SPAWN_SETSIGDEF |
-							     POSIX_SPAWN_SETPGROUP);
+	return ret   ?:
+		       posix_spawnattr_setflags(attr,
+						POSIX_SPAWN_SETSIGMASK |
+							POSIX_SPAWN_SETSIGDEF |
+							POSIX_SPAWN_SETPGROUP);
 }
 
 int host_spawn_fds(pid_t *pid, const char *path, char *const argv[],
@@ -98,8 +100,9 @@ int host_spawn_fds(pid_t *pid, const char *path, char *const argv[],
 	if (!ret) {
 		ret = spawn_actions(&fa, dup, n);
 		ret = ret ?: spawn_attr(&attr);
-		ret = -(ret ?: posix_spawn(pid, path, &fa, &attr, argv,
-					   environ));
+		ret = -(ret   ?:
+				posix_spawn(pid, path, &fa, &attr, argv,
+					    environ));
 		posix_spawnattr_destroy(&attr);
 		posix_spawn_file_actions_destroy(&fa);
 	}

@@ -524,8 +524,8 @@ static int config_hdr(struct vhost_user *u, uint32_t len, uint32_t *psize,
 
 int vhost_user_get_config(struct vhost_user *u, uint8_t *cfg, uint32_t len)
 {
-	uint8_t msg[MSG_MAX], reply[VHOST_USER_CONFIG_HDR_SIZE +
-				    VHOST_USER_CONFIG_MAX];
+	uint8_t msg[MSG_MAX],
+		reply[VHOST_USER_CONFIG_HDR_SIZE + VHOST_USER_CONFIG_MAX];
 	int64_t deadline = now_ms() + u->timeout_ms;
 	uint32_t psize = 0;
 	int ret;
@@ -540,8 +540,10 @@ int vhost_user_get_config(struct vhost_user *u, uint8_t *cfg, uint32_t len)
 	}
 	memset(msg, 0, VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE + len);
 	put32(msg + VHOST_USER_HDR_SIZE + 4, len);
-	put_hdr(msg, VHOST_USER_GET_CONFIG, 0, VHOST_USER_CONFIG_HDR_SIZE + len);
-	ret = send_all(u, msg, VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE + len,
+	put_hdr(msg, VHOST_USER_GET_CONFIG, 0,
+		VHOST_USER_CONFIG_HDR_SIZE + len);
+	ret = send_all(u, msg,
+		       VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE + len,
 		       NULL, 0, deadline);
 	ret = ret ?: config_hdr(u, len, &psize, deadline);
 	ret = ret ?: recv_all(u, reply, psize, deadline);
@@ -549,7 +551,8 @@ int vhost_user_get_config(struct vhost_user *u, uint8_t *cfg, uint32_t len)
 		return ret;
 	ret = vhost_user_config_reply(reply, psize, cfg, len);
 	if (ret == -EPROTO)
-		return fail(u, ret, "a configuration of another offset or size");
+		return fail(u, ret,
+			    "a configuration of another offset or size");
 	if (ret)
 		u->why = "the back-end could not read its configuration";
 	return ret;

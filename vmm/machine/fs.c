@@ -87,8 +87,10 @@ static int fs_open(struct fs_dev *d, const struct fs_config *cfg,
 		pr_err("--fs %s: not a directory", cfg->path);
 		return -ENOTDIR;
 	}
-	d->u = (struct vhostdev_user){ .dev = &d->dev.b, .daemon = "virtiofsd",
-				       .pid = &d->d.pid, .sock = -1 };
+	d->u = (struct vhostdev_user){ .dev = &d->dev.b,
+				       .daemon = "virtiofsd",
+				       .pid = &d->d.pid,
+				       .sock = -1 };
 	snprintf(d->u.label, sizeof(d->u.label), "virtio-fs %s", cfg->tag);
 	ret = vhostdev_init(&d->u.vd, &d->dev.b.vm, VIRTIO_FS_QUEUES,
 			    "virtio-fs");

@@ -15,10 +15,9 @@ static int qsdisk_dev_init(void *opaque, struct board_slot *slot)
 {
 	struct qsdisk *d = opaque;
 	const struct virtio_backend be = vhostdev_user_backend(&d->u);
-	int ret = virtio_blk_user_init(&d->dev, &slot->res,
-				       &slot->board->vm->mem, &slot->line,
-				       d->config, sizeof(d->config),
-				       d->u.vh.features, &be);
+	int ret = virtio_blk_user_init(
+		&d->dev, &slot->res, &slot->board->vm->mem, &slot->line,
+		d->config, sizeof(d->config), d->u.vh.features, &be);
 
 	if (ret) {
 		pr_err("-d %s: cannot create the device: %s", d->cfg->path,
@@ -48,8 +47,7 @@ static int qsdisk_config(struct qsdisk *d)
 {
 	uint64_t cap;
 	const char *why;
-	int ret = vhost_user_get_config(&d->u.vu, d->config,
-					sizeof(d->config));
+	int ret = vhost_user_get_config(&d->u.vu, d->config, sizeof(d->config));
 
 	if (ret) {
 		pr_err("-d %s: %s GET_CONFIG failed: %s", d->cfg->path,
@@ -84,8 +82,7 @@ static int qsdisk_open(struct qsdisk *d, const struct vm *vm)
 	return ret ?: qsdisk_config(d);
 }
 
-int qsdisk_up(struct qsdisk *d, const struct disk_config *dc,
-	      struct board *b)
+int qsdisk_up(struct qsdisk *d, const struct disk_config *dc, struct board *b)
 {
 	const struct board_virtio_dev dev = {
 		.init = qsdisk_dev_init,
@@ -110,15 +107,16 @@ int qsdisk_up(struct qsdisk *d, const struct disk_config *dc,
 	if (ret)
 		pr_err("-d %s: eventfd: %s", dc->path, strerror(-ret));
 	ret = ret ?: qsdisk_open(d, b->vm);
-	ret = ret ?: board_virtio_attach(b, dc->path, VIRTIO_TRANSPORT_DEFAULT,
-					 &dev);
+	ret = ret   ?:
+		      board_virtio_attach(b, dc->path, VIRTIO_TRANSPORT_DEFAULT,
+					  &dev);
 	if (ret) {
 		qsd_stop(&d->q);
 		vhostdev_close(&d->u.vd);
 		return ret;
 	}
-	pr_debug("-d %s: %s served by %s (pid %d), %llu sectors%s%s",
-		 dc->path, qsd_format(dc), QSD_NAME, (int)d->q.pid,
+	pr_debug("-d %s: %s served by %s (pid %d), %llu sectors%s%s", dc->path,
+		 qsd_format(dc), QSD_NAME, (int)d->q.pid,
 		 (unsigned long long)d->dev.capacity,
 		 dc->snapshot ? ", writes to a throw-away overlay" : "",
 		 dc->ro ? ", read-only" : "");

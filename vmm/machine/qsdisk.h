@@ -33,8 +33,7 @@ struct qsdisk {
  * dc's daemon and device on the next slot of b: 0, or -errno after one
  * line (-ENOENT: qemu-storage-daemon or qemu-img not installed).
  */
-int qsdisk_up(struct qsdisk *d, const struct disk_config *dc,
-	      struct board *b);
+int qsdisk_up(struct qsdisk *d, const struct disk_config *dc, struct board *b);
 /* The call eventfd and the daemon's socket on io (before it starts). */
 int qsdisk_watch(struct qsdisk *d, struct iothread *io);
 /* The device, the daemon (killed and reaped) and the eventfds. */

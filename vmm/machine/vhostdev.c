@@ -177,8 +177,8 @@ static void user_fail(struct vhostdev_user *u, const char *when, int err)
 	if (u->logged || u->gone)
 		return;
 	u->logged = true;
-	pr_err("%s: %s %s failed at %s: %s; the device needs a reset",
-	       u->label, u->daemon, vhost_req_name(u->vh.failed), when,
+	pr_err("%s: %s %s failed at %s: %s; the device needs a reset", u->label,
+	       u->daemon, vhost_req_name(u->vh.failed), when,
 	       u->vu.why ? u->vu.why : strerror(-err));
 }
 
@@ -280,9 +280,8 @@ static void user_sock(void *opaque)
 		kill(*u->pid, SIGKILL);
 	vhostdev_unwatch(&u->vd);
 	/* A model that answers alone gets its notifications back. */
-	for (unsigned int q = 0; u->dev->orphan && u->vd.slot &&
-				 q < u->vd.nr_rings;
-	     q++)
+	for (unsigned int q = 0;
+	     u->dev->orphan && u->vd.slot && q < u->vd.nr_rings; q++)
 		iothread_watch(u->io, u->vd.slot->kicks[q].fd, true);
 	virtio_backed_adopt_locked(u->dev);
 	virtio_mmio_unlock(vm);

@@ -101,8 +101,8 @@ struct vhostdev_user {
 	/* The daemon's own last message, when it keeps them (NULL: none). */
 	void (*last_words)(void *opaque, char *buf, size_t size);
 	void *lw_opaque;
-	bool gone;	    /* the daemon died: the device stays broken */
-	bool logged;	    /* a failure said since the last good start */
+	bool gone;   /* the daemon died: the device stays broken */
+	bool logged; /* a failure said since the last good start */
 };
 
 /*
