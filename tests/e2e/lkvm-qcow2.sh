@@ -12,13 +12,6 @@
 # .qcow2 that is none (status 1, one line with qemu's reason).
 . ./lib.sh
 
-# The pids whose parent is $1.
-kids() {
-	for s in /proc/[0-9]*/stat; do
-		read -r p _ _ pp _ <"$s" 2>/dev/null || continue
-		[ "$pp" = "$1" ] && echo "$p"
-	done
-}
 sum() {
 	sha256sum "$1" | cut -d' ' -f1
 }
@@ -87,11 +80,7 @@ for k in $(kids $pid); do
 done
 echo "  killing qemu-storage-daemon:$killed"
 [ -n "$killed" ] && kill -9 $killed
-wait $pid
-rc=$?
-sed 's/^/  | /' /tmp/kill.log
-echo "  (lkvm exit status $rc)"
-lkvm_time "$t0" /tmp/kill.log
+lkvm_wait $pid /tmp/kill.log "$t0"
 t qcow2-kill-status [ $rc -eq 0 ]
 t qcow2-kill-base has "guest-qcow2-base-before-kill: BASE-MARKER" /tmp/kill.log
 t qcow2-daemon-killed [ -n "$killed" ]

@@ -1105,6 +1105,20 @@ static void test_disks(void **state)
 		   "root=/dev/vda rw");
 }
 
+/* -d settings refused: the argument and lkvm's one line. */
+static const char *const bad_disks[][2] = {
+	{ "a,format=qcow",
+	  "unknown --disk format=qcow in 'a,format=qcow' (expected raw, qcow2, qed, vmdk, vdi or vhdx)" },
+	{ "a,format=",
+	  "unknown --disk format= in 'a,format=' (expected raw, qcow2, qed, vmdk, vdi or vhdx)" },
+	{ "a,raw,format=qcow2",
+	  "--disk 'a,raw,format=qcow2': ,raw contradicts format=qcow2" },
+	{ "a.qcow2,queues=2",
+	  "--disk 'a.qcow2,queues=2': queues=N is for the disks lkvm serves itself (qemu-storage-daemon serves this one with one queue)" },
+	{ "a,snapshot=1",
+	  "unknown --disk option 'snapshot=1' in 'a,snapshot=1' (expected ro, direct, raw, snapshot, format=F or queues=N)" },
+};
+
 /*
  * Formats only by format= or a name ending .qcow2 (never the contents),
  * ,snapshot for any; qemu-storage-daemon serves them (config_disk_qsd).
@@ -1143,21 +1157,9 @@ static void test_disk_formats(void **state)
 	r = expect_run(parse("run", "-d", "a.img", "Image"));
 	assert_false(config_vhost_user(&r->cfg));
 	res_free(r);
-	expect_error(
-		parse("run", "-d", "a,format=qcow", "Image"),
-		"unknown --disk format=qcow in 'a,format=qcow' (expected raw, qcow2, qed, vmdk, vdi or vhdx)");
-	expect_error(
-		parse("run", "-d", "a,format=", "Image"),
-		"unknown --disk format= in 'a,format=' (expected raw, qcow2, qed, vmdk, vdi or vhdx)");
-	expect_error(
-		parse("run", "-d", "a,raw,format=qcow2", "Image"),
-		"--disk 'a,raw,format=qcow2': ,raw contradicts format=qcow2");
-	expect_error(
-		parse("run", "-d", "a.qcow2,queues=2", "Image"),
-		"--disk 'a.qcow2,queues=2': queues=N is for the disks lkvm serves itself (qemu-storage-daemon serves this one with one queue)");
-	expect_error(
-		parse("run", "-d", "a,snapshot=1", "Image"),
-		"unknown --disk option 'snapshot=1' in 'a,snapshot=1' (expected ro, direct, raw, snapshot, format=F or queues=N)");
+	for (size_t i = 0; i < sizeof(bad_disks) / sizeof(*bad_disks); i++)
+		expect_error(parse("run", "-d", bad_disks[i][0], "Image"),
+			     bad_disks[i][1]);
 }
 
 static void test_networks(void **state)
