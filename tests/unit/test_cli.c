@@ -1157,6 +1157,10 @@ static void test_disk_formats(void **state)
 	r = expect_run(parse("run", "-d", "a.img", "Image"));
 	assert_false(config_vhost_user(&r->cfg));
 	res_free(r);
+	expect_error(
+		parse("run", "--hugetlbfs", "/dev/hugepages", "-d", "a.qcow2",
+		      "Image"),
+		"--hugetlbfs cannot be combined with -n mode=user,vhost=1 or a -d qemu-storage-daemon serves (the daemon maps guest RAM from a sealed memfd)");
 	for (size_t i = 0; i < sizeof(bad_disks) / sizeof(*bad_disks); i++)
 		expect_error(parse("run", "-d", bad_disks[i][0], "Image"),
 			     bad_disks[i][1]);
