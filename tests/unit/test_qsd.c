@@ -13,12 +13,15 @@
 #include <errno.h>
 #include <dirent.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vmm/host/qsd.h"
@@ -258,6 +261,45 @@ static void test_snapshot(void **state)
 	assert_int_equal(chdir(cwd), 0);
 }
 
+/*
+ * A tied child is killed when the thread that started it ends (also when
+ * the thread ends at once: the spawn waits for the child's execve).
+ */
+static void *spawn_sleep(void *arg)
+{
+	char *argv[] = { "sleep", "30", NULL };
+	int fd = dup(0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(host_spawn_fds(arg, "/bin/sleep", argv, &fd, 1, -1, -1,
+					HOST_SPAWN_TIED),
+			 0);
+	close(fd);
+	return NULL;
+}
+
+static void test_tied(void **state)
+{
+	pthread_t t;
+	pid_t pid = 0;
+	int status;
+
+	assert_int_equal(pthread_create(&t, NULL, spawn_sleep, &pid), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	/* A path that cannot be run: its errno, no child left. */
+	pid = 0;
+	assert_int_equal(host_spawn_fds(&pid, "/nonexistent",
+					(char *[]){ NULL }, NULL, 0, -1, -1,
+					HOST_SPAWN_TIED),
+			 -ENOENT);
+	assert_int_equal(pid, 0);
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+}
+
 static int group_setup(void **state)
 {
 	char path[64];
@@ -287,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_stop_kills),
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_snapshot),
+		cmocka_unit_test(test_tied),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

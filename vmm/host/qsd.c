@@ -118,7 +118,7 @@ static int overlay_create(int fd, const char *img, const char *image,
 	int status, ret;
 	pid_t pid;
 
-	ret = host_spawn_fds(&pid, img, argv, &fd, 1, log, log);
+	ret = host_spawn_fds(&pid, img, argv, &fd, 1, log, log, 0);
 	if (ret)
 		return ret;
 	while (waitpid(pid, &status, 0) < 0)
@@ -175,7 +175,8 @@ static int qsd_spawn(struct qsd *q, const struct disk_config *dc,
 	ret = host_listen_connect(&fds[0], &q->sock);
 	ret = ret   ?:
 		      host_spawn_fds(&q->pid, q->path, argv, fds,
-				     ovl >= 0 ? 2 : 1, -1, q->log_fd);
+				     ovl >= 0 ? 2 : 1, -1, q->log_fd,
+				     HOST_SPAWN_TIED);
 	if (fds[0] >= 0)
 		close(fds[0]);
 	if (ret)

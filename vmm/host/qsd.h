@@ -6,8 +6,10 @@
  * socket on an autobound abstract address (no file) and connects to it
  * before the daemon exists (backlog 0: lkvm's is the only connection it
  * can accept), and spawns it with the listener as fd 3 (its export's
- * addr.type=fd), an empty signal mask, its own process group, and its
- * stderr in a memfd whose last line lkvm quotes when it fails.  It has no
+ * addr.type=fd), an empty signal mask, its own process group, its
+ * stderr in a memfd whose last line lkvm quotes when it fails, and tied
+ * to lkvm (HOST_SPAWN_TIED: killed when lkvm dies, even by SIGKILL; the
+ * daemon would otherwise outlive its client).  It has no
  * sandbox of its own; it gets no descriptor but the listener (and the
  * overlay below).
  *

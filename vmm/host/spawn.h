@@ -26,10 +26,15 @@ int host_spawn(pid_t *pid, const char *path, char *const argv[], int fd3,
 /*
  * The same with fds[0..n) as its fds 3.. (n <= HOST_SPAWN_MAX_FDS; any
  * numbers, also among those they go to) and err as its stderr (-1:
- * lkvm's).
+ * lkvm's).  HOST_SPAWN_TIED in flags: the child is killed (SIGKILL) when
+ * the thread that started it ends, lkvm killed included (a daemon that
+ * would outlive its client: qemu-storage-daemon); made with fork() and
+ * execve() (PR_SET_PDEATHSIG), waiting until the child has execve'd.
  */
+#define HOST_SPAWN_TIED 1u
 int host_spawn_fds(pid_t *pid, const char *path, char *const argv[],
-		   const int *fds, unsigned int n, int out, int err);
+		   const int *fds, unsigned int n, int out, int err,
+		   unsigned int flags);
 
 /*
  * name in an absolute directory of PATH (PATH's usual default when it is
