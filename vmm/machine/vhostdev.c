@@ -158,8 +158,10 @@ int vhostdev_user_open(struct vhostdev_user *u, const char *what,
 	u->vu.timeout_ms = start_ms;
 	ret = vhost_open(&u->vh, &t, m);
 	u->vu.timeout_ms = VHOST_USER_TIMEOUT_MS;
-	if (ret == -ECONNRESET) {
+	if (ret)
 		host_reap(u->pid, why, sizeof(why));
+	/* It died (reset, EPIPE or end of file, by the time it is seen). */
+	if (ret && (ret == -ECONNRESET || !*u->pid)) {
 		user_last_words(u, words, sizeof(words));
 		pr_err("%s: %s %s at start-up%s", what, u->daemon, why,
 		       words[0] ? words : " (see its message above)");
