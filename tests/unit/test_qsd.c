@@ -159,7 +159,7 @@ static void test_start_and_exit(void **state)
 	     "[ -S /proc/self/fd/3 ] && echo sock >\"${0%/*}/args\"\n"
 	     "echo \"$@\" >>\"${0%/*}/args\"\n"
 	     "echo 'qemu-storage-daemon: first' >&2\n"
-	     "printf 'qemu-storage-daemon: Image is not in qcow2 format\\n\\n' >&2\n"
+	     "printf 'qemu-storage-daemon: --blockdev %s: Image is not in qcow2 format\\n\\n' \"$2\" >&2\n"
 	     "exit 1");
 	assert_int_equal(qsd_start(&q, &dc, "qcow2"), 0);
 	assert_true(q.pid > 0 && q.sock >= 0 && q.log_fd >= 0);

@@ -229,6 +229,11 @@ void qsd_last_words(const struct qsd *q, char *buf, size_t size)
 	line = line ? line + 1 : tail;
 	if (!strncmp(line, QSD_NAME ": ", sizeof(QSD_NAME ": ") - 1))
 		line += sizeof(QSD_NAME ": ") - 1;
+	/* "--blockdev SPEC: why": the spec is lkvm's own, the why is news. */
+	if (!strncmp(line, "--blockdev ", 11) &&
+	    !strncmp(line + 11, q->blockdev, strlen(q->blockdev)) &&
+	    !strncmp(line + 11 + strlen(q->blockdev), ": ", 2))
+		line += 11 + strlen(q->blockdev) + 2;
 	for (char *p = line; *p; p++)
 		if ((unsigned char)*p < ' ' || *p == 0x7f)
 			*p = '?';
