@@ -21,6 +21,6 @@ done | awk '
 			r = sum["raw", x] / n["raw", x]; q = sum["qcow2", x] / n["qcow2", x]
 			printf "BENCH raw-%s %.1f MiB/s\n", x, r
 			printf "BENCH qcow2-qsd-%s %.1f MiB/s\n", x, q
-			printf "BENCH qcow2-qsd/raw-%s %.2f x\n", x, r > 0 ? q / r : 0
+			printf "BENCH qcow2-qsd/raw-%s %.2f x\n", x, (r > 0 ? q / r : 0)
 		}
 	}'
