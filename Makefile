@@ -139,8 +139,9 @@ $(BUILD)/riscv64/kvm-selftests/plic_test: kernel-patches/series \
 $(BUILD)/images/fio-root/fio: scripts/fio-root.sh scripts/riscv64-fio-packages.txt | $(DEPS)
 	scripts/fio-root.sh $(BUILD)/images/fio-root
 
-# Debian's riscv64 passt and its C library for the emulated host, where lkvm
-# runs it for user-mode networking (scripts/passt-root.sh).
+# Debian's riscv64 passt, virtiofsd, qemu-storage-daemon and qemu-img with
+# their libraries for the emulated host, where lkvm runs them for user-mode
+# networking, --fs and non-raw disks (scripts/passt-root.sh).
 PASST_ROOT := $(BUILD)/images/passt-root/usr/bin/passt
 passt-root: $(PASST_ROOT)
 $(PASST_ROOT): scripts/passt-root.sh scripts/riscv64-passt-packages.txt | $(DEPS)
