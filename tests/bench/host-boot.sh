@@ -123,11 +123,13 @@ vmm_once() {
 	if [ -z "$init" ]; then
 		echo "$m-no-init 1 run"
 		tail -15 /tmp/v.log
+		echo
 		return
 	fi
 	if [ -z "$gone" ]; then
 		echo "$m-not-ended 1 run"
 		tail -15 /tmp/v.log
+		echo
 	else
 		awk -v s="$start" -v e="$end" -v m="$m" \
 			'BEGIN { printf "%s-exec-to-exit %.2f s\n", m, e - s }'
