@@ -208,12 +208,14 @@ $(BUILD)/native/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	gcc $(NATIVE_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/native/test_%: tests/unit/test_%.c $(NATIVE_OBJS)
+# Compiled (-c, by the rule above: its .d lists the headers) and linked
+# apart, so that ccache (the board suite's) caches the test's object too.
+$(BUILD)/native/test_%: $(BUILD)/native/obj/tests/unit/test_%.o $(NATIVE_OBJS)
 	@mkdir -p $(dir $@)
 	gcc $(NATIVE_CFLAGS) $< $(NATIVE_OBJS) $(NATIVE_LIBS) -o $@
 
 # A test that includes a riscv64-only file to run it against fakes.
-$(BUILD)/native/test_gdb_server: vmm/machine/gdb.c vmm/machine/gdb.h
+$(BUILD)/native/obj/tests/unit/test_gdb_server.o: vmm/machine/gdb.c vmm/machine/gdb.h
 
 unit: $(UNIT_BINS)
 
