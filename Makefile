@@ -139,8 +139,9 @@ $(BUILD)/riscv64/kvm-selftests/plic_test: kernel-patches/series \
 $(BUILD)/images/fio-root/fio: scripts/fio-root.sh scripts/riscv64-fio-packages.txt | $(DEPS)
 	scripts/fio-root.sh $(BUILD)/images/fio-root
 
-# Debian's riscv64 passt and its C library for the emulated host, where lkvm
-# runs it for user-mode networking (scripts/passt-root.sh).
+# Debian's riscv64 passt, virtiofsd, qemu-storage-daemon and qemu-img with
+# their libraries for the emulated host, where lkvm runs them for user-mode
+# networking, --fs and non-raw disks (scripts/passt-root.sh).
 PASST_ROOT := $(BUILD)/images/passt-root/usr/bin/passt
 passt-root: $(PASST_ROOT)
 $(PASST_ROOT): scripts/passt-root.sh scripts/riscv64-passt-packages.txt | $(DEPS)
@@ -207,12 +208,14 @@ $(BUILD)/native/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	gcc $(NATIVE_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/native/test_%: tests/unit/test_%.c $(NATIVE_OBJS)
+# Compiled (-c, by the rule above: its .d lists the headers) and linked
+# apart, so that ccache (the board suite's) caches the test's object too.
+$(BUILD)/native/test_%: $(BUILD)/native/obj/tests/unit/test_%.o $(NATIVE_OBJS)
 	@mkdir -p $(dir $@)
 	gcc $(NATIVE_CFLAGS) $< $(NATIVE_OBJS) $(NATIVE_LIBS) -o $@
 
 # A test that includes a riscv64-only file to run it against fakes.
-$(BUILD)/native/test_gdb_server: vmm/machine/gdb.c vmm/machine/gdb.h
+$(BUILD)/native/obj/tests/unit/test_gdb_server.o: vmm/machine/gdb.c vmm/machine/gdb.h
 
 unit: $(UNIT_BINS)
 

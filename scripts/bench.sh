@@ -14,9 +14,9 @@ bench() {
 		{ tail -20 "$log"; die "benchmark run failed (log: $log)"; }
 	stage_done
 }
-# BENCH_ONLY="NAME..." runs those groups: boot, blk, net, irqchip, fio, fs
-# (9p is another name for it), vsock; BENCH_ONLY=report prints the tables
-# of the last run again.
+# BENCH_ONLY="NAME..." runs those groups: boot, blk, qcow2, net, irqchip,
+# fio, fs (9p is another name for it), vsock; BENCH_ONLY=report prints the
+# tables of the last run again.
 only=${BENCH_ONLY:-}
 want() {
 	[ -z "$only" ] || case " $only " in *" $1 "*) true ;; *) false ;; esac
@@ -69,6 +69,11 @@ want blk && bench "virtio-blk throughput and exits per MiB" \
 	--guest-test "$RVKVM_TOP/tests/e2e/guest/hello.sh" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-blk.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-blk.sh"
+# The same block throughput on a qcow2 image qemu-storage-daemon serves
+# over vhost-user-blk against a raw image lkvm serves, in turns.
+want qcow2 && bench "virtio-blk throughput: qcow2 through qemu-storage-daemon against raw" \
+	--guest-test "$RVKVM_TOP/tests/bench/guest-blk.sh" \
+	--test "$RVKVM_TOP/tests/bench/host-qcow2.sh"
 # lkvm's tap and user-mode network (passt, and passt over vhost-user with
 # -n mode=user,vhost=1) and, if KVMTOOL names a riscv64
 # kvmtool binary, kvmtool's user-mode network, in turns on one AIA host.

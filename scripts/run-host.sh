@@ -19,8 +19,10 @@
 #   --lkvm            add lkvm (/rvkvm/lkvm), the kernel (/rvkvm/Image), a
 #                     guest initramfs with a shell (/rvkvm/guest.cpio.gz)
 #                     passt (/usr/bin/passt: lkvm's user-mode network)
-#                     and virtiofsd (/usr/libexec/virtiofsd: lkvm's --fs),
-#                     with their loader and libraries ('make passt-root')
+#                     virtiofsd (/usr/libexec/virtiofsd: lkvm's --fs),
+#                     qemu-storage-daemon and qemu-img (/usr/bin: lkvm's
+#                     qcow2 disks), with their loader and libraries
+#                     ('make passt-root')
 #   --guest-test S    also add a guest initramfs that runs script S, as
 #                     /rvkvm/guest-<S without .sh>.cpio.gz (repeatable);
 #                     implies --lkvm
@@ -112,6 +114,8 @@ if [ $lkvm -eq 1 ]; then
 		--add "$work/guest.cpio.gz:/rvkvm/guest.cpio.gz"
 		--add "$passt/usr/bin/passt:/usr/bin/passt"
 		--add "$passt/usr/libexec/virtiofsd:/usr/libexec/virtiofsd"
+		--add "$passt/usr/bin/qemu-storage-daemon:/usr/bin/qemu-storage-daemon"
+		--add "$passt/usr/bin/qemu-img:/usr/bin/qemu-img"
 		--add "$passt/lib:/lib")
 fi
 for g in "${guest_tests[@]}"; do

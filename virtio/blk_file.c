@@ -348,7 +348,7 @@ static int blk_file_probe(struct virtio_blk_file *f, const char *path)
 	 * The header may be the guest's own, written into a raw disk, with a
 	 * backing file of its choosing that a bare conversion would copy in.
 	 */
-	pr_err("%s: starts like a %s image, and lkvm serves raw images only: if it was a raw disk, its guest may have written that header (',raw' serves it as it is); if it is a %s image, look for a backing file with 'qemu-img info' before converting it",
+	pr_err("%s: starts like a %s image, and lkvm reads no image format from a disk's contents: if it was a raw disk, its guest may have written that header (',raw' serves it as it is); if it is a %s image, look for a backing file with 'qemu-img info', then ',format=' with its format has qemu-storage-daemon serve it",
 	       path, format, format);
 	return -EMEDIUMTYPE;
 }

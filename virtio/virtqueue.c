@@ -145,6 +145,32 @@ static uint8_t *virtq_avail_event(const struct virtqueue *vq)
 	return vq->used + 4 + VIRTQ_USED_ELEM_SIZE * vq->num;
 }
 
+int virtq_adopt(struct virtqueue *vq)
+{
+	uint16_t avail, used, next;
+
+	if (!vq->ready)
+		return -EINVAL;
+	avail = virtq_avail_idx(vq);
+	used = virtq_load16(vq->used + 2, __ATOMIC_ACQUIRE);
+	next = vq->event_idx ?
+		       virtq_load16(virtq_avail_event(vq), __ATOMIC_RELAXED) :
+		       used;
+	if ((uint16_t)(avail - next) > vq->num ||
+	    (uint16_t)(next - used) > vq->num) {
+		pr_guest_once("virtqueue: a ring taken over is inconsistent");
+		vq->broken = true;
+		return -EINVAL;
+	}
+	vq->last_avail_idx = next;
+	vq->used_idx = used;
+	vq->signalled_used = used;
+	vq->filled = 0;
+	vq->unpoppable = 0;
+	vq->held_from = used;
+	return 0;
+}
+
 /* Copy descriptor i of a table once; the guest may change it meanwhile. */
 static void virtq_desc_read(const uint8_t *table, uint32_t i,
 			    struct virtq_desc *d)

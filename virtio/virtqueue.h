@@ -148,6 +148,17 @@ struct virtq_writer {
 	struct virtq_iter it;
 };
 
+/*
+ * Take over a ready ring another context served (a vhost-user daemon
+ * that died): the used index it published becomes the device's, and the
+ * next entry to pop is where it stopped popping: the avail_event it left
+ * in the used ring (with EVENT_IDX: a back-end sets it to its next entry
+ * at every pop), else its used index (the requests it popped but never
+ * completed are lost either way).  Both checked against avail->idx and
+ * the ring size: -EINVAL (the queue broken) when they cannot be.
+ */
+int virtq_adopt(struct virtqueue *vq);
+
 /* Power-on state: not ready, addresses 0, num = num_max. */
 void virtq_init(struct virtqueue *vq, const struct guest_mem *mem,
 		uint32_t num_max);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vmm/isa.h"
 
@@ -83,7 +84,12 @@ struct nic_config {
 	unsigned int nr_fwd;
 };
 
-/* One -d/--disk: path[,ro][,direct][,raw][,queues=N]. */
+/*
+ * One -d/--disk: path[,ro][,direct][,raw][,queues=N][,format=F][,snapshot].
+ * A format other than raw (format=, or a name ending .qcow2) or
+ * ,snapshot: served by qemu-storage-daemon (vmm/host/qsd.h).
+ */
+#define CONFIG_DISK_FORMAT_MAX 8
 /* Request queues a disk may have (virtio-mmio's VIRTIO_MMIO_MAX_QUEUES). */
 #define CONFIG_MAX_DISK_QUEUES 8
 
@@ -93,6 +99,8 @@ struct disk_config {
 	bool direct;
 	bool raw; /* no format check: served as raw even if it looks qcow2 */
 	unsigned int queues; /* 1..CONFIG_MAX_DISK_QUEUES; 0: one per vCPU */
+	char format[CONFIG_DISK_FORMAT_MAX]; /* format=, "" when not given */
+	bool snapshot; /* writes go to a throw-away overlay */
 };
 #define CONFIG_CMDLINE_MAX 4096
 /* -i given more than once: the files are concatenated in order. */
@@ -231,12 +239,35 @@ static inline bool config_isa_hidden(const struct vm_config *cfg,
 	       (cfg->cpu_min && !isa_ext_test(cfg->min_isa, id));
 }
 
+/* A -d whose name says qcow2 (".qcow2"), unless ,raw says otherwise. */
+static inline bool config_disk_named_qcow2(const struct disk_config *dc)
+{
+	size_t n = strlen(dc->path);
+
+	return !dc->raw && !dc->format[0] && n > 6 &&
+	       !strcmp(dc->path + n - 6, ".qcow2");
+}
+
+/*
+ * Does qemu-storage-daemon serve dc: a format other than raw asked for
+ * (by format= or by name), or ,snapshot?  Never the image's contents.
+ */
+static inline bool config_disk_qsd(const struct disk_config *dc)
+{
+	return dc->snapshot || (dc->format[0] && strcmp(dc->format, "raw")) ||
+	       config_disk_named_qcow2(dc);
+}
+
 /*
  * A vhost-user back-end (virtiofsd for --fs, passt for -n
- * mode=user,vhost=1) maps guest RAM: it must be a shareable memfd.
+ * mode=user,vhost=1, qemu-storage-daemon for a -d) maps guest RAM: it
+ * must be a shareable memfd.
  */
 static inline bool config_vhost_user(const struct vm_config *cfg)
 {
+	for (unsigned int i = 0; i < cfg->nr_disks; i++)
+		if (config_disk_qsd(&cfg->disks[i]))
+			return true;
 	for (unsigned int i = 0; i < cfg->nr_nics; i++)
 		if (cfg->nics[i].mode == NIC_MODE_USER && cfg->nics[i].vhost)
 			return true;

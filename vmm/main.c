@@ -5,6 +5,7 @@
  * lkvm's (vmm/exit_codes.h).
  */
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 
 #include "vmm/cmd/cmd.h"
@@ -27,6 +28,14 @@ int main(int argc, char **argv)
 	if (guest_init_wanted(argc, argv))
 		return guest_init_main();
 	stdio_guard();
+	/*
+	 * Buffers of 128 KiB and more are mappings of their own, given back
+	 * when freed.  glibc's default raises that limit to the size of the
+	 * largest such buffer freed (the kernel image read at start-up), and
+	 * the later ones (9p's, a reboot's image) then stayed in the heap:
+	 * 8 MiB more resident on a plain run, measured in the emulated host.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	/*
 	 * First, for every command: a stop signal from now on ends lkvm in
 	 * order (status 3), and SIGPIPE is ignored (signals.h).

@@ -94,3 +94,22 @@ host_at_least() {
 lacks() {
 	! has "$@"
 }
+
+# kids PID: the pids whose parent is PID.
+kids() {
+	for s in /proc/[0-9]*/stat; do
+		read -r p _ _ pp _ <"$s" 2>/dev/null || continue
+		[ "$pp" = "$1" ] && echo "$p"
+	done
+}
+
+# lkvm_wait PID LOG T0: the end of a "./lkvm run" started in the
+# background at uptime T0 with its output in LOG, as lkvm(): status in
+# $rc, the log shown indented.
+lkvm_wait() {
+	wait "$1"
+	rc=$?
+	sed 's/^/  | /' "$2"
+	echo "  (lkvm exit status $rc)"
+	lkvm_time "$3" "$2"
+}

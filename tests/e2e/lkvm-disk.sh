@@ -63,15 +63,17 @@ t disk-locked-status [ $rc -eq 1 ]
 t disk-locked-named has "/tmp/disk.img" /tmp/l2.log
 kill -TERM $pid
 wait $pid
-# A qcow2 image (kvmtool users have them) is refused before the guest
-# starts, with its format named; ,raw serves it as raw bytes all the same.
-{ printf 'QFI\373\000\000\000\003'; dd if=/dev/zero bs=1k count=63 2>/dev/null; } >/tmp/q.qcow2
-lkvm /tmp/q.log -k Image -m 128 -c 1 -d /tmp/q.qcow2
+# A qcow2 header in an image neither named .qcow2 nor given a format=
+# (lkvm never takes the format from the contents: a raw disk's guest may
+# have written it) is refused before the guest starts, with its format
+# named; ,raw serves it as raw bytes all the same.
+{ printf 'QFI\373\000\000\000\003'; dd if=/dev/zero bs=1k count=63 2>/dev/null; } >/tmp/q.img
+lkvm /tmp/q.log -k Image -m 128 -c 1 -d /tmp/q.img
 t qcow2-refused-status [ $rc -eq 1 ]
-t qcow2-refused-named has "/tmp/q.qcow2: starts like a qcow image" /tmp/q.log
+t qcow2-refused-named has "/tmp/q.img: starts like a qcow image" /tmp/q.log
 t qcow2-refused-no-bare-convert lacks "convert -O raw" /tmp/q.log
 lkvm /tmp/qr.log -k Image -i guest-disk-info.cpio.gz -m 128 -c 1 \
-	-d /tmp/q.qcow2,raw,ro
+	-d /tmp/q.img,raw,ro
 t qcow2-as-raw-status [ $rc -eq 0 ]
 t qcow2-as-raw-served has "guest-vda-ro: 1" /tmp/qr.log
 exit $fail

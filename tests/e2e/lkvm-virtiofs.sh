@@ -9,13 +9,6 @@
 # line each) and a bad tag (status 2) are refused.
 . ./lib.sh
 
-# The pids whose parent is $1.
-kids() {
-	for s in /proc/[0-9]*/stat; do
-		read -r p _ _ pp _ <"$s" 2>/dev/null || continue
-		[ "$pp" = "$1" ] && echo "$p"
-	done
-}
 
 dd if=/dev/zero of=/tmp/f.img bs=1 count=0 seek=16M 2>/dev/null
 mkdir -p /tmp/share /tmp/share-ro
@@ -39,11 +32,7 @@ for l in $(kids $pid); do
 done
 echo "  killing virtiofsd:$killed"
 [ -n "$killed" ] && kill -9 $killed
-wait $pid
-rc=$?
-sed 's/^/  | /' /tmp/f.log
-echo "  (lkvm exit status $rc)"
-lkvm_time "$t0" /tmp/f.log
+lkvm_wait $pid /tmp/f.log "$t0"
 t fs-status [ $rc -eq 0 ]
 t fs-device-seen has "guest-fs-device-1" /tmp/f.log
 t fs-mounted has "guest-fs-mounted-1" /tmp/f.log

@@ -10,13 +10,16 @@
  * Input:  [sel: u8] [replies: the rest, at most 4096 bytes]
  *   sel bits 0-2  0 GET_FEATURES (and the protocol handshake it starts),
  *                 1 GET_VRING_BASE, 2 SET_VRING_NUM acked, 3 SET_MEM_TABLE
- *                 acked, 4 a whole ring life over vhost.c, 5-7 as 0-2
+ *                 acked, 4 a whole ring life over vhost.c, 5 GET_CONFIG
+ *                 of 8 * index + 4 bytes (CONFIG negotiated), 6-7 as 0-1
  *   sel bit 3     an eventfd rides with the first byte of the replies
  *   sel bits 4-6  the ring index
  * Checked against a reference reading of the replies: success exactly
  * when the reply (or replies) has the request's code, version 1, the
  * reply flag and the exact size (and for GET_VRING_BASE the ring asked
- * and a 16-bit base; for an ack the value 0, else -EREMOTEIO), the value
+ * and a 16-bit base; for an ack the value 0, else -EREMOTEIO; for
+ * GET_CONFIG the config header's offset 0 and size, or an empty reply:
+ * -EREMOTEIO with the stream alive), the value
  * returned is the one sent; a descriptor in a reply always fails the
  * request; no descriptor leaks (the lowest free one is the same before
  * and after); a failed stream refuses the next request without sending.
@@ -163,6 +166,38 @@ static void op_acked(struct vhost_user *u, const uint8_t *p, size_t len,
 		CHECK(ok == !ret);
 }
 
+/* GET_CONFIG of len bytes: the reference reading of its reply. */
+static void op_config(struct vhost_user *u, const uint8_t *p, size_t len,
+		      uint32_t want)
+{
+	uint8_t cfg[VHOST_USER_CONFIG_MAX];
+	size_t off = 0;
+	uint32_t psize = 0;
+	bool ok, empty = false;
+	int ret;
+
+	memset(cfg, 0x5a, sizeof(cfg));
+	u->protocol = 1ULL << VHOST_USER_PROTOCOL_F_CONFIG;
+	ret = vhost_user_get_config(u, cfg, want);
+	if (!fd_sent && len >= VHOST_USER_HDR_SIZE)
+		psize = rd32(p + 8);
+	if (psize == 0)
+		empty = ref_reply(p, len, &off, VHOST_USER_GET_CONFIG, 0);
+	ok = !empty &&
+	     ref_reply(p, len, &off, VHOST_USER_GET_CONFIG,
+		       VHOST_USER_CONFIG_HDR_SIZE + want) &&
+	     rd32(p + 12) == 0 && rd32(p + 16) == want;
+	if (empty) {
+		CHECK(ret == -EREMOTEIO && !u->dead);
+		return;
+	}
+	CHECK(ok == !ret);
+	if (ok)
+		CHECK(!memcmp(cfg, p + 24, want));
+	else
+		CHECK(u->dead);
+}
+
 /* A ring's life over vhost.c: no model, only no crash and no leak. */
 static void op_life(struct vhost_user *u, unsigned int index)
 {
@@ -197,8 +232,11 @@ static void run_op(struct vhost_user *u, unsigned int op, unsigned int index,
 		op_acked(u, p, len, VHOST_REQ_SET_MEM_TABLE,
 			 VHOST_USER_SET_MEM_TABLE, index);
 		break;
-	default:
+	case 4:
 		op_life(u, index);
+		break;
+	default:
+		op_config(u, p, len, 8 * index + 4);
 		break;
 	}
 }
@@ -228,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || size > MAX_REPLY + 1)
 		return 0;
 	op = data[0] & 7;
-	op = op > 4 ? op - 5 : op;
+	op = op > 5 ? op - 6 : op;
 	with_fd = data[0] & 8;
 	index = (data[0] >> 4) & 7;
 	data++;
@@ -241,7 +279,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vhost_user_init(&u, sv[0], mem_fd, 0);
 	u.timeout_ms = 2000;
 	run_op(&u, op, index, data, size);
-	if (fd_sent && op < 4)
+	if (fd_sent && op != 4)
 		CHECK(u.dead);
 	if (u.dead) {
 		const struct vhost_transport t = vhost_user_transport(&u);

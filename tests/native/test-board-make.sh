@@ -27,6 +27,16 @@ t board-make-cross-link-static has "$ld_cross" '^riscv64-linux-gnu-gcc -static .
 t board-make-native-compiler has "$cc_board" '^gcc '
 t board-make-native-no-sysroot lacks "$board" 'sysroot\|-static\|riscv64-linux-gnu-'
 t board-make-native-libs has "$ld_board" '^gcc -pthread .* -lfdt .*-lz.*-luring.*-lseccomp'
+# A unit test is compiled (-c) and linked apart: ccache, which the board
+# suite's build goes through, caches compiles, never a compile and link in
+# one call.
+unit=$(dry DEPS= BUILD_MACHINE=riscv64 SAN= build/native/test_plic)
+t board-make-unit-compiled-apart has "$unit" \
+	'^gcc .* -c tests/unit/test_plic.c -o build/native/obj/tests/unit/test_plic.o$'
+t board-make-unit-linked-from-objects has "$unit" \
+	'^gcc .* build/native/obj/tests/unit/test_plic.o .* -o build/native/test_plic$'
+t board-make-unit-link-compiles-nothing lacks \
+	"$(grep -- ' -o build/native/test_plic$' <<<"$unit")" '\.c '
 # 'make deps' on the board: a check with the apt-get line, not deps.sh.
 deps=$(dry BUILD_MACHINE=riscv64 deps)
 t board-make-deps-checks has "$deps" 'apt-get install gcc make pkg-config libfdt-dev zlib1g-dev liburing-dev libseccomp-dev'

@@ -14,6 +14,7 @@
 
 #include "lib/opt.h"
 #include "tests/unit/cli_shim.h"
+#include "vmm/host/qsd.h"
 #include "vmm/isa.h"
 #include "lib/sizes.h"
 #include "lib/log.h"
@@ -1071,7 +1072,7 @@ static void test_disks(void **state)
 	res_free(r);
 	expect_error(
 		parse("run", "-d", "c,img", "Image"),
-		"unknown --disk option 'img' in 'c,img' (expected ro, direct, raw or queues=N)");
+		"unknown --disk option 'img' in 'c,img' (expected ro, direct, raw, snapshot, format=F or queues=N)");
 	expect_error(parse("run", "-d", "a,queues=0", "Image"),
 		     "invalid --disk queues=0 in 'a,queues=0' (expected 1..8)");
 	expect_error(
@@ -1087,7 +1088,7 @@ static void test_disks(void **state)
 		"invalid --disk queues=00000000000000000002 in 'a,queues=00000000000000000002' (expected 1..8)");
 	expect_error(
 		parse("run", "-d", "a,queues", "Image"),
-		"unknown --disk option 'queues' in 'a,queues' (expected ro, direct, raw or queues=N)");
+		"unknown --disk option 'queues' in 'a,queues' (expected ro, direct, raw, snapshot, format=F or queues=N)");
 	expect_error(parse("run", "-d", ",ro", "Image"),
 		     "invalid --disk ',ro'");
 	expect_error(parse("run", "-d", "1", "-d", "2", "-d", "3", "-d", "4",
@@ -1102,6 +1103,67 @@ static void test_disks(void **state)
 		   "console=ttyS0 root=/dev/vdb");
 	cmdline_is(parse("run", "-d", "a.img", "--nodefaults", "Image"),
 		   "root=/dev/vda rw");
+}
+
+/* -d settings refused: the argument and lkvm's one line. */
+static const char *const bad_disks[][2] = {
+	{ "a,format=qcow",
+	  "unknown --disk format=qcow in 'a,format=qcow' (expected raw, qcow2, qed, vmdk, vdi or vhdx)" },
+	{ "a,format=",
+	  "unknown --disk format= in 'a,format=' (expected raw, qcow2, qed, vmdk, vdi or vhdx)" },
+	{ "a,raw,format=qcow2",
+	  "--disk 'a,raw,format=qcow2': ,raw contradicts format=qcow2" },
+	{ "a.qcow2,queues=2",
+	  "--disk 'a.qcow2,queues=2': queues=N is for the disks lkvm serves itself (qemu-storage-daemon serves this one with one queue)" },
+	{ "a,snapshot=1",
+	  "unknown --disk option 'snapshot=1' in 'a,snapshot=1' (expected ro, direct, raw, snapshot, format=F or queues=N)" },
+};
+
+/*
+ * Formats only by format= or a name ending .qcow2 (never the contents),
+ * ,snapshot for any; qemu-storage-daemon serves them (config_disk_qsd).
+ */
+static void test_disk_formats(void **state)
+{
+	const struct disk_config *d;
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "-d", "a.qcow2", "-d", "b.img,format=vmdk",
+			     "-d", "c.img,snapshot", "-d", "d.qcow2,raw",
+			     "Image"));
+	d = r->cfg.disks;
+	assert_true(config_disk_qsd(&d[0]));
+	assert_string_equal(qsd_format(&d[0]), "qcow2");
+	assert_string_equal(d[1].format, "vmdk");
+	assert_string_equal(qsd_format(&d[1]), "vmdk");
+	assert_true(d[2].snapshot);
+	assert_string_equal(qsd_format(&d[2]), "raw");
+	assert_false(config_disk_qsd(&d[3]));
+	assert_null(qsd_format(&d[3]));
+	assert_true(config_vhost_user(&r->cfg));
+	res_free(r);
+	r = expect_run(parse("run", "-d", "a.img,format=raw", "-d",
+			     "b.img,format=qcow2,snapshot,ro", "-d", "c.QCOW2",
+			     "-d", ".qcow2", "Image"));
+	d = r->cfg.disks;
+	assert_true(d[0].raw);
+	assert_false(config_disk_qsd(&d[0]));
+	assert_string_equal(qsd_format(&d[1]), "qcow2");
+	assert_true(d[1].snapshot && d[1].ro);
+	assert_false(config_disk_qsd(&d[2])); /* the name exactly */
+	assert_false(config_disk_qsd(&d[3]));
+	res_free(r);
+	r = expect_run(parse("run", "-d", "a.img", "Image"));
+	assert_false(config_vhost_user(&r->cfg));
+	res_free(r);
+	expect_error(
+		parse("run", "--hugetlbfs", "/dev/hugepages", "-d", "a.qcow2",
+		      "Image"),
+		"--hugetlbfs cannot be combined with -n mode=user,vhost=1 or a -d qemu-storage-daemon serves (the daemon maps guest RAM from a sealed memfd)");
+	for (size_t i = 0; i < sizeof(bad_disks) / sizeof(*bad_disks); i++)
+		expect_error(parse("run", "-d", bad_disks[i][0], "Image"),
+			     bad_disks[i][1]);
 }
 
 static void test_networks(void **state)
@@ -1716,6 +1778,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_missing_argument),
 		cmocka_unit_test(test_disks),
+		cmocka_unit_test(test_disk_formats),
 		cmocka_unit_test(test_io_poll),
 		cmocka_unit_test(test_9p),
 		cmocka_unit_test(test_fs),

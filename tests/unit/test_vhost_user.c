@@ -611,12 +611,172 @@ static void test_bad_ring_base(void **state)
 	assert_int_equal(rv.val, 0xffff);
 }
 
+#define P_CONFIG (1ULL << VHOST_USER_PROTOCOL_F_CONFIG)
+
+/* The back-end's GET_CONFIG reply: header, offset, size, then bytes. */
+static void reply_config(struct fake *f, uint32_t psize, uint32_t offset,
+			 uint32_t size, uint8_t fill)
+{
+	uint8_t b[VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE +
+		  VHOST_USER_CONFIG_MAX + 16];
+
+	memset(b, fill, sizeof(b));
+	reply_hdr(b, VHOST_USER_GET_CONFIG,
+		  VHOST_USER_VERSION | VHOST_USER_FLAG_REPLY, psize);
+	memcpy(b + 12, &offset, 4);
+	memcpy(b + 16, &size, 4);
+	memset(b + 20, 0, 4);
+	be_send(f, b, VHOST_USER_HDR_SIZE + (psize < 12 ? 12 : psize), -1);
+}
+
+/* CONFIG is negotiated only when the device wants it. */
+static void test_config_negotiated(void **state)
+{
+	struct fake *f = *state;
+	uint8_t cfg[60], want[12 + 12 + 60] = { 0 };
+	uint32_t v;
+
+	f->u.wanted |= P_CONFIG;
+	reply_u64(f, VHOST_USER_GET_FEATURES, F_V1 | F_PROTO);
+	reply_u64(f, VHOST_USER_GET_PROTOCOL_FEATURES, P_CONFIG | (1 << 5));
+	assert_int_equal(vhost_open(&f->v, &f->t, &mem), 0);
+	expect_hdr(f, VHOST_USER_SET_OWNER, 0);
+	expect_hdr(f, VHOST_USER_GET_FEATURES, 0);
+	expect_hdr(f, VHOST_USER_GET_PROTOCOL_FEATURES, 0);
+	expect_u64(f, VHOST_USER_SET_PROTOCOL_FEATURES, 0, P_CONFIG, NULL);
+	expect_mem_table(f, 0);
+	/* The request: offset 0, size 60, flags 0, 60 zero bytes. */
+	reply_config(f, 12 + 60, 0, 60, 0xab);
+	assert_int_equal(vhost_user_get_config(&f->u, cfg, sizeof(cfg)), 0);
+	reply_hdr(want, VHOST_USER_GET_CONFIG, VHOST_USER_VERSION, 12 + 60);
+	v = 60;
+	memcpy(want + 16, &v, 4);
+	expect(f, want, sizeof(want), NULL, 0);
+	for (size_t i = 0; i < sizeof(cfg); i++)
+		assert_int_equal(cfg[i], 0xab);
+	expect_nothing(f);
+}
+
+/* Without CONFIG (not offered, or not wanted): no request at all. */
+static void test_config_not_negotiated(void **state)
+{
+	struct fake *f = *state;
+	uint8_t cfg[60];
+
+	open_proto(f, P_ACK | P_CONFIG); /* offered, not wanted */
+	assert_int_equal(vhost_user_get_config(&f->u, cfg, sizeof(cfg)),
+			 -EOPNOTSUPP);
+	expect_nothing(f);
+	assert_false(f->u.dead);
+	assert_int_equal(vhost_user_get_config(&f->u, cfg, 0), -EINVAL);
+	assert_int_equal(vhost_user_get_config(&f->u, cfg, 257), -EINVAL);
+}
+
+/*
+ * The daemon's replies, each checked: an empty one is its refusal (the
+ * stream goes on); another size, offset or size field, request or flag
+ * loses the stream.
+ */
+static void test_config_replies(void **state)
+{
+	struct fake *f = *state;
+	uint8_t cfg[60] = { 0 }, junk[12 + 12 + 60];
+
+	f->u.protocol = P_CONFIG;
+	reply_config(f, 0, 0, 0, 0);
+	assert_int_equal(vhost_user_get_config(&f->u, cfg, sizeof(cfg)),
+			 -EREMOTEIO);
+	assert_false(f->u.dead);
+	{
+		int fds[MAX_FDS];
+
+		assert_int_equal(be_recv(f, junk, sizeof(junk), fds), 0);
+	}
+	expect_nothing(f);
+	reply_config(f, 12 + 60, 4, 60, 1); /* another offset */
+	assert_int_equal(vhost_user_get_config(&f->u, cfg, sizeof(cfg)),
+			 -EPROTO);
+	assert_true(f->u.dead);
+	assert_int_equal(cfg[0], 0); /* nothing copied */
+	assert_int_equal(vhost_user_get_config(&f->u, cfg, sizeof(cfg)), -EIO);
+}
+
+static void config_lost(struct fake *f, uint32_t psize, uint32_t size,
+			uint32_t code, uint32_t flags)
+{
+	uint8_t cfg[60];
+	uint8_t b[12 + 12 + 64] = { 0 };
+
+	f->u.protocol = P_CONFIG;
+	reply_hdr(b, code, flags, psize);
+	memcpy(b + 16, &size, 4);
+	be_send(f, b, sizeof(b), -1);
+	assert_true(vhost_user_get_config(&f->u, cfg, sizeof(cfg)) < 0);
+	assert_true(f->u.dead);
+}
+
+static void test_config_short(void **state)
+{
+	config_lost(*state, 12 + 59, 59, VHOST_USER_GET_CONFIG,
+		    VHOST_USER_VERSION | VHOST_USER_FLAG_REPLY);
+}
+
+static void test_config_long(void **state)
+{
+	config_lost(*state, 12 + 64, 64, VHOST_USER_GET_CONFIG,
+		    VHOST_USER_VERSION | VHOST_USER_FLAG_REPLY);
+}
+
+static void test_config_size_field(void **state)
+{
+	config_lost(*state, 12 + 60, 56, VHOST_USER_GET_CONFIG,
+		    VHOST_USER_VERSION | VHOST_USER_FLAG_REPLY);
+}
+
+static void test_config_other_request(void **state)
+{
+	config_lost(*state, 12 + 60, 60, VHOST_USER_GET_FEATURES,
+		    VHOST_USER_VERSION | VHOST_USER_FLAG_REPLY);
+}
+
+static void test_config_no_reply_flag(void **state)
+{
+	config_lost(*state, 12 + 60, 60, VHOST_USER_GET_CONFIG,
+		    VHOST_USER_VERSION);
+}
+
+/* The payload check alone. */
+static void test_config_reply_check(void **state)
+{
+	uint8_t p[12 + 8] = { 0 }, cfg[8];
+	uint32_t v = 8;
+
+	memcpy(p + 4, &v, 4);
+	memset(p + 12, 7, 8);
+	assert_int_equal(vhost_user_config_reply(p, 20, cfg, 8), 0);
+	assert_int_equal(cfg[7], 7);
+	assert_int_equal(vhost_user_config_reply(p, 0, cfg, 8), -EREMOTEIO);
+	assert_int_equal(vhost_user_config_reply(p, 19, cfg, 8), -EPROTO);
+	assert_int_equal(vhost_user_config_reply(p, 20, cfg, 7), -EPROTO);
+	p[0] = 1;
+	assert_int_equal(vhost_user_config_reply(p, 20, cfg, 8), -EPROTO);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encoders),
+		cmocka_unit_test(test_config_reply_check),
+		T(test_config_negotiated),
+		T(test_config_not_negotiated),
+		T(test_config_replies),
+		T(test_config_short),
+		T(test_config_long),
+		T(test_config_size_field),
+		T(test_config_other_request),
+		T(test_config_no_reply_flag),
 		T(test_open_plain),
 		T(test_ring_life_acked),
 		T(test_proto_without_ack),

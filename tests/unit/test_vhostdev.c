@@ -14,7 +14,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -332,9 +336,75 @@ static void test_call_relay(void **state)
 	iothread_stop(&io);
 }
 
+static void fake_words(void *opaque, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", (const char *)opaque);
+}
+
+/* The log line of a daemon start that failed, with its last words. */
+static void open_fails(pid_t *pid, int sock, const char *want)
+{
+	const struct vhost_mem m = { 0x80000000, 4096, 0x10000 };
+	struct vhostdev_user u = { .daemon = "fakedaemon",
+				   .sock = sock,
+				   .pid = pid,
+				   .last_words = fake_words,
+				   .lw_opaque =
+					   "Image is not in qcow2 format" };
+	char line[512] = "";
+	int lp[2];
+
+	assert_int_equal(pipe(lp), 0);
+	log_set_output(lp[1], false);
+	assert_true(vhostdev_user_open(&u, "-d x.qcow2", &m, -1, 300) < 0);
+	log_set_output(-1, false);
+	assert_true(read(lp[0], line, sizeof(line) - 1) > 0);
+	close(lp[0]);
+	close(lp[1]);
+	assert_non_null(strstr(line, want));
+}
+
+/*
+ * A daemon that dies at start-up: its exit and its own reason in one
+ * line; one that lives but does not answer: the request that failed.
+ */
+static void test_user_open_fails(void **state)
+{
+	int sv[2];
+	pid_t pid;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
+	pid = fork();
+	if (!pid)
+		_exit(3);
+	close(sv[1]);
+	open_fails(
+		&pid, sv[0],
+		"-d x.qcow2: fakedaemon exited with status 3 at start-up: Image is not in qcow2 format");
+	assert_int_equal(pid, 0);
+	close(sv[0]);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
+	pid = fork();
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	open_fails(
+		&pid, sv[0],
+		"-d x.qcow2: fakedaemon GET_FEATURES failed: the back-end did not answer in time");
+	assert_true(pid > 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_user_open_fails),
 		cmocka_unit_test_setup_teardown(test_withheld, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_start_order, setup,
 						teardown),

@@ -50,8 +50,8 @@ static int be_start(void *opaque, uint64_t features)
 
 	f->starts++;
 	f->start_features = features;
-	f->rings_ready_at_start =
-		f->fs.vm.core.queues[0].ready && f->fs.vm.core.queues[1].ready;
+	f->rings_ready_at_start = f->fs.b.vm.core.queues[0].ready &&
+				  f->fs.b.vm.core.queues[1].ready;
 	return f->start_ret;
 }
 
@@ -76,7 +76,7 @@ static void be_dma(void *opaque, bool on)
 static int fix_init(struct fix *f, const char *tag)
 {
 	const struct irq_line irq = { irq_set, &f->level };
-	const struct virtio_fs_backend be = {
+	const struct virtio_backend be = {
 		.start = be_start,
 		.stop = be_stop,
 		.kick = be_kick,
@@ -111,17 +111,17 @@ static int teardown(void **state)
 
 static void driver_up(struct fix *f, uint64_t features)
 {
-	assert_int_equal(vqm_mmio_negotiate(&f->fs.vm, features),
+	assert_int_equal(vqm_mmio_negotiate(&f->fs.b.vm, features),
 			 ACK | DRV | FOK);
 	for (unsigned int q = 0; q < 2; q++)
-		assert_int_equal(vqm_mmio_queue(&f->fs.vm, q, &f->q[q]), 1);
-	vqm_mmio_driver_ok(&f->fs.vm);
+		assert_int_equal(vqm_mmio_queue(&f->fs.b.vm, q, &f->q[q]), 1);
+	vqm_mmio_driver_ok(&f->fs.b.vm);
 }
 
 static void test_identity(void **state)
 {
 	struct fix *f = *state;
-	struct virtio_mmio *vm = &f->fs.vm;
+	struct virtio_mmio *vm = &f->fs.b.vm;
 
 	assert_int_equal(vqm_mmio_rd(vm, VIRTIO_MMIO_DEVICE_ID), 26);
 	vqm_mmio_wr(vm, VIRTIO_MMIO_QUEUE_SEL, 1);
@@ -140,7 +140,7 @@ static void read_config(struct virtio_mmio *vm, uint8_t *b, unsigned int n)
 static void test_config(void **state)
 {
 	struct fix *f = *state;
-	struct virtio_mmio *vm = &f->fs.vm;
+	struct virtio_mmio *vm = &f->fs.b.vm;
 	uint8_t want[VIRTIO_FS_CONFIG_SIZE] = "hostshare";
 	uint8_t b[VIRTIO_FS_CONFIG_SIZE];
 
@@ -151,9 +151,9 @@ static void test_config(void **state)
 	/* Past the 40 bytes: 0; the device checks on its own too. */
 	assert_int_equal(vqm_mmio_rd(vm, VIRTIO_MMIO_CONFIG + 40), 0);
 	memset(b, 0xaa, 4);
-	f->fs.vm.core.dev.ops->config_read(&f->fs, 38, b, 4);
+	f->fs.b.vm.core.dev.ops->config_read(&f->fs, 38, b, 4);
 	assert_memory_equal(b, "\0\0\0\0", 4);
-	f->fs.vm.core.dev.ops->config_read(&f->fs, 0xfffffffe, b, 4);
+	f->fs.b.vm.core.dev.ops->config_read(&f->fs, 0xfffffffe, b, 4);
 	assert_memory_equal(b, "\0\0\0\0", 4);
 	/* Writes are ignored. */
 	vqm_mmio_wr(vm, VIRTIO_MMIO_CONFIG, 0x41414141);
@@ -169,7 +169,7 @@ static void test_config(void **state)
 static void test_features(void **state)
 {
 	struct fix *f = *state;
-	struct virtio_mmio *vm = &f->fs.vm;
+	struct virtio_mmio *vm = &f->fs.b.vm;
 
 	vqm_mmio_wr(vm, VIRTIO_MMIO_DEVICE_FEATURES_SEL, 0);
 	assert_int_equal(
@@ -182,7 +182,7 @@ static void test_bad_init(void **state)
 {
 	struct fix *f = *state;
 	const struct irq_line irq = { irq_set, &f->level };
-	const struct virtio_fs_backend none = { 0 };
+	const struct virtio_backend none = { 0 };
 	struct virtio_fs fs;
 
 	assert_false(virtio_fs_tag_ok(NULL));
@@ -205,12 +205,12 @@ static void test_start_stop(void **state)
 	assert_int_equal(f->starts, 1);
 	assert_true(f->rings_ready_at_start);
 	assert_int_equal(f->start_features, V1);
-	assert_int_equal(vqm_mmio_rd(&f->fs.vm, VIRTIO_MMIO_STATUS),
+	assert_int_equal(vqm_mmio_rd(&f->fs.b.vm, VIRTIO_MMIO_STATUS),
 			 ACK | DRV | FOK | DOK);
 	/* Reset by the driver, then up again (a guest reboot). */
-	vqm_mmio_wr(&f->fs.vm, VIRTIO_MMIO_STATUS, 0);
+	vqm_mmio_wr(&f->fs.b.vm, VIRTIO_MMIO_STATUS, 0);
 	assert_int_equal(f->stops, 1);
-	vqm_mmio_wr(&f->fs.vm, VIRTIO_MMIO_STATUS, 0);
+	vqm_mmio_wr(&f->fs.b.vm, VIRTIO_MMIO_STATUS, 0);
 	assert_int_equal(f->stops, 1);
 	driver_up(f, V1);
 	assert_int_equal(f->starts, 2);
@@ -220,25 +220,25 @@ static void test_kicks(void **state)
 {
 	struct fix *f = *state;
 
-	vqm_mmio_negotiate(&f->fs.vm, V1);
+	vqm_mmio_negotiate(&f->fs.b.vm, V1);
 	for (unsigned int q = 0; q < 2; q++)
-		vqm_mmio_queue(&f->fs.vm, q, &f->q[q]);
+		vqm_mmio_queue(&f->fs.b.vm, q, &f->q[q]);
 	/* Before DRIVER_OK: held, then passed on once the back-end has it. */
-	vqm_mmio_wr(&f->fs.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 1);
+	vqm_mmio_wr(&f->fs.b.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 1);
 	assert_int_equal(f->kicks[1], 0);
-	vqm_mmio_driver_ok(&f->fs.vm);
+	vqm_mmio_driver_ok(&f->fs.b.vm);
 	assert_int_equal(f->kicks[1], 1);
-	vqm_mmio_wr(&f->fs.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	vqm_mmio_wr(&f->fs.b.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_int_equal(f->kicks[0], 1);
 	/* No such queue: nothing reaches the back-end. */
-	vqm_mmio_wr(&f->fs.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 2);
+	vqm_mmio_wr(&f->fs.b.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 2);
 	assert_int_equal(f->kicks[2], 0);
 }
 
 static void test_backend_interrupt(void **state)
 {
 	struct fix *f = *state;
-	struct virtio_mmio *vm = &f->fs.vm;
+	struct virtio_mmio *vm = &f->fs.b.vm;
 
 	driver_up(f, V1);
 	virtio_mmio_lock(vm);
@@ -253,7 +253,7 @@ static void test_backend_interrupt(void **state)
 static void test_failures(void **state)
 {
 	struct fix *f = *state;
-	struct virtio_mmio *vm = &f->fs.vm;
+	struct virtio_mmio *vm = &f->fs.b.vm;
 
 	f->start_ret = -EIO;
 	driver_up(f, V1);
@@ -272,9 +272,9 @@ static void test_failures(void **state)
 
 static void set_dma(struct fix *f, bool on)
 {
-	virtio_mmio_lock(&f->fs.vm);
-	virtio_core_set_dma_locked(&f->fs.vm.core, on);
-	virtio_mmio_unlock(&f->fs.vm);
+	virtio_mmio_lock(&f->fs.b.vm);
+	virtio_core_set_dma_locked(&f->fs.b.vm.core, on);
+	virtio_mmio_unlock(&f->fs.b.vm);
 }
 
 static void test_bus_master(void **state)
@@ -291,7 +291,7 @@ static void test_bus_master(void **state)
 	set_dma(f, true);
 	assert_int_equal(f->dmas, 2);
 	assert_true(f->dma_on);
-	vqm_mmio_wr(&f->fs.vm, VIRTIO_MMIO_STATUS, 0);
+	vqm_mmio_wr(&f->fs.b.vm, VIRTIO_MMIO_STATUS, 0);
 	set_dma(f, false);
 	assert_int_equal(f->dmas, 2);
 }

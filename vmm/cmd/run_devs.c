@@ -15,7 +15,7 @@
 #include "vmm/cmd/run_parse.h"
 #include "vmm/sandbox/sandbox.h"
 
-/* -d's settings after the IMAGE: ,ro ,direct ,raw ,queues=N */
+/* -d's settings after the IMAGE: ,ro ,direct ,raw ,snapshot ,format=F ,queues=N */
 /* A bare setting: the bool at offset k->kind of the disk_config. */
 static int disk_flag(void *target, const struct opt_key *k, const char *v,
 		     size_t n)
@@ -41,15 +41,59 @@ static int disk_queues(void *target, const struct opt_key *k, const char *v,
 	return 0;
 }
 
+/*
+ * The image formats format= takes: raw (lkvm's own, as ,raw), and those
+ * qemu-storage-daemon serves that the e2e suite tests.
+ */
+static const char *const disk_formats[] = { "raw",  "qcow2", "qed",
+					    "vmdk", "vdi",   "vhdx" };
+
+static int disk_format(void *target, const struct opt_key *k, const char *v,
+		       size_t n)
+{
+	struct disk_config *d = target;
+
+	for (size_t i = 0; i < sizeof(disk_formats) / sizeof(*disk_formats);
+	     i++) {
+		if (strlen(disk_formats[i]) != n ||
+		    memcmp(disk_formats[i], v, n))
+			continue;
+		memcpy(d->format, v, n);
+		d->format[n] = '\0';
+		d->raw |= !strcmp(d->format, "raw");
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static const struct opt_key disk_keys[] = {
 	{ "ro", false, disk_flag, offsetof(struct disk_config, ro) },
 	{ "direct", false, disk_flag, offsetof(struct disk_config, direct) },
 	{ "raw", false, disk_flag, offsetof(struct disk_config, raw) },
+	{ "snapshot", false, disk_flag,
+	  offsetof(struct disk_config, snapshot) },
 	{ "queues", true, disk_queues, 0 },
+	{ "format", true, disk_format, 0 },
 };
 
-/* Only "queues=N" can be a bad value: its N is named. */
+/* "queues=N" and "format=F" can be bad values: N or F is named. */
 #define QUEUES_LEN (sizeof("queues=") - 1)
+#define FORMAT_LEN (sizeof("format=") - 1)
+
+/* Settings that contradict each other, after the parse. */
+static int check_disk_opts(struct cli_run *r, const struct disk_config *d,
+			   const char *arg)
+{
+	if (d->raw && d->format[0] && strcmp(d->format, "raw"))
+		return cli_err(r, "--disk '%s': ,raw contradicts format=%s",
+			       arg, d->format);
+	if (config_disk_qsd(d) && d->queues)
+		return cli_err(
+			r,
+			"--disk '%s': queues=N is for the disks lkvm serves itself (qemu-storage-daemon serves this one with one queue)",
+			arg);
+	return 0;
+}
 
 /* The settings of -d arg (after its first comma, at opts), into d. */
 static int set_disk_opts(struct cli_run *r, struct disk_config *d,
@@ -65,6 +109,11 @@ static int set_disk_opts(struct cli_run *r, struct disk_config *d,
 	/* An empty setting is unknown, the last one too ("IMAGE,ro,"). */
 	if (!ret && (!*opts || opts[strlen(opts) - 1] == ','))
 		ret = -ENOENT;
+	if (ret == -EINVAL && !strncmp(bad, "format=", FORMAT_LEN))
+		return cli_err(
+			r,
+			"unknown --disk format=%.*s in '%s' (expected raw, qcow2, qed, vmdk, vdi or vhdx)",
+			(int)(n - FORMAT_LEN), bad + FORMAT_LEN, arg);
 	if (ret == -EINVAL)
 		return cli_err(
 			r,
@@ -74,9 +123,9 @@ static int set_disk_opts(struct cli_run *r, struct disk_config *d,
 	if (ret)
 		return cli_err(
 			r,
-			"unknown --disk option '%.*s' in '%s' (expected ro, direct, raw or queues=N)",
+			"unknown --disk option '%.*s' in '%s' (expected ro, direct, raw, snapshot, format=F or queues=N)",
 			(int)n, bad, arg);
-	return 0;
+	return check_disk_opts(r, d, arg);
 }
 
 /* One more 9p share: dir (not empty), tag (1..CONFIG_TAG_MAX bytes). */
@@ -213,7 +262,7 @@ static int set_rootfs_dir(struct cli_run *r, const char *arg)
 	return 1;
 }
 
-/* -d path[,ro][,direct][,raw][,queues=N] */
+/* -d path[,ro][,direct][,raw][,snapshot][,format=F][,queues=N] */
 int run_set_disk(struct opt_parser *p, const struct opt *o, const char *arg)
 {
 	struct cli_run *r = p->ctx;

@@ -251,7 +251,7 @@ int run_finish(struct cli_run *r)
 	if (cfg->hugetlbfs && config_vhost_user(cfg))
 		return cli_err(
 			r,
-			"--hugetlbfs cannot be combined with -n mode=user,vhost=1 (passt maps guest RAM from a sealed memfd)");
+			"--hugetlbfs cannot be combined with -n mode=user,vhost=1 or a -d qemu-storage-daemon serves (the daemon maps guest RAM from a sealed memfd)");
 	if (!cfg->nr_cpus)
 		cfg->nr_cpus = default_cpus(host->online_cpus);
 	if (!cfg->ram_size)

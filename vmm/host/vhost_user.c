@@ -113,6 +113,7 @@ void vhost_user_init(struct vhost_user *u, int sock, int mem_fd,
 		.timeout_ms = VHOST_USER_TIMEOUT_MS,
 		.mem_fd = mem_fd,
 		.mem_off = mem_off,
+		.wanted = VHOST_USER_PROTOCOL_WANTED,
 	};
 }
 
@@ -341,7 +342,7 @@ static int user_features(struct vhost_user *u, uint64_t *features)
 	if (!u->proto)
 		return 0;
 	ret = get_u64(u, VHOST_USER_GET_PROTOCOL_FEATURES, &proto);
-	proto &= VHOST_USER_PROTOCOL_WANTED;
+	proto &= u->wanted;
 	ret = ret   ?:
 		      send_u64(u, VHOST_USER_SET_PROTOCOL_FEATURES, proto, NULL,
 			       0);
@@ -486,6 +487,75 @@ static int user_req(void *opaque, enum vhost_req req, void *arg)
 	default:
 		return -EINVAL; /* vsock's: the kernel's only */
 	}
+}
+
+int vhost_user_config_reply(const uint8_t *p, uint32_t psize, uint8_t *cfg,
+			    uint32_t len)
+{
+	if (!psize)
+		return -EREMOTEIO;
+	if (psize != VHOST_USER_CONFIG_HDR_SIZE + len || get32(p) != 0 ||
+	    get32(p + 4) != len)
+		return -EPROTO;
+	memcpy(cfg, p + VHOST_USER_CONFIG_HDR_SIZE, len);
+	return 0;
+}
+
+/* The reply header of GET_CONFIG: its payload size, 0 or the full one. */
+static int config_hdr(struct vhost_user *u, uint32_t len, uint32_t *psize,
+		      int64_t deadline)
+{
+	uint8_t hdr[VHOST_USER_HDR_SIZE];
+	int ret = recv_all(u, hdr, sizeof(hdr), deadline);
+
+	if (ret)
+		return ret;
+	*psize = get32(hdr + 8);
+	if (get32(hdr) != VHOST_USER_GET_CONFIG)
+		return fail(u, -EPROTO, "a reply to another request");
+	if ((get32(hdr + 4) & VHOST_USER_VERSION_MASK) != VHOST_USER_VERSION)
+		return fail(u, -EPROTO, "a reply of another protocol version");
+	if (!(get32(hdr + 4) & VHOST_USER_FLAG_REPLY))
+		return fail(u, -EPROTO, "a reply without the reply flag");
+	if (*psize && *psize != VHOST_USER_CONFIG_HDR_SIZE + len)
+		return fail(u, -EPROTO, "a reply of the wrong size");
+	return 0;
+}
+
+int vhost_user_get_config(struct vhost_user *u, uint8_t *cfg, uint32_t len)
+{
+	uint8_t msg[MSG_MAX],
+		reply[VHOST_USER_CONFIG_HDR_SIZE + VHOST_USER_CONFIG_MAX];
+	int64_t deadline = now_ms() + u->timeout_ms;
+	uint32_t psize = 0;
+	int ret;
+
+	if (u->dead)
+		return -EIO;
+	if (!len || len > VHOST_USER_CONFIG_MAX)
+		return -EINVAL;
+	if (!(u->protocol & (1ULL << VHOST_USER_PROTOCOL_F_CONFIG))) {
+		u->why = "the back-end lacks the CONFIG protocol feature";
+		return -EOPNOTSUPP;
+	}
+	memset(msg, 0, VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE + len);
+	put32(msg + VHOST_USER_HDR_SIZE + 4, len);
+	put_hdr(msg, VHOST_USER_GET_CONFIG, 0,
+		VHOST_USER_CONFIG_HDR_SIZE + len);
+	ret = send_all(u, msg,
+		       VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE + len,
+		       NULL, 0, deadline);
+	ret = ret ?: config_hdr(u, len, &psize, deadline);
+	ret = ret ?: recv_all(u, reply, psize, deadline);
+	if (ret)
+		return ret;
+	ret = vhost_user_config_reply(reply, psize, cfg, len);
+	if (ret == -EPROTO)
+		return fail(u, ret,
+			    "a configuration of another offset or size");
+	if (ret)
+		u->why = "the back-end could not read its configuration";
+	return ret;
 }
 
 struct vhost_transport vhost_user_transport(struct vhost_user *u)

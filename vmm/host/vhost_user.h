@@ -21,7 +21,8 @@
  *
  * GET_FEATURES is followed, when the back-end offers
  * VHOST_USER_F_PROTOCOL_FEATURES, by GET_PROTOCOL_FEATURES and
- * SET_PROTOCOL_FEATURES (REPLY_ACK only, if offered); SET_FEATURES then
+ * SET_PROTOCOL_FEATURES (REPLY_ACK, and CONFIG for a device that asks
+ * for it, if offered); SET_FEATURES then
  * carries that bit too, and SET_VRING_ENABLE goes to the back-end (else
  * it is a no-op: the ring runs from its kick).
  *
@@ -58,6 +59,7 @@ enum {
 	VHOST_USER_GET_PROTOCOL_FEATURES = 15,
 	VHOST_USER_SET_PROTOCOL_FEATURES = 16,
 	VHOST_USER_SET_VRING_ENABLE = 18,
+	VHOST_USER_GET_CONFIG = 24,
 };
 
 #define VHOST_USER_VERSION 0x1u
@@ -70,7 +72,7 @@ enum {
 #define VHOST_USER_MAX_REGIONS 8
 #define VHOST_USER_REGION_SIZE 32
 #define VHOST_USER_MEM_HDR_SIZE 8
-/* The largest payload lkvm sends: a full memory table. */
+/* The largest payload lkvm sends: a full memory table (> GET_CONFIG's). */
 #define VHOST_USER_PAYLOAD_MAX     \
 	(VHOST_USER_MEM_HDR_SIZE + \
 	 VHOST_USER_MAX_REGIONS * VHOST_USER_REGION_SIZE)
@@ -79,8 +81,17 @@ enum {
 #define VHOST_USER_F_PROTOCOL_FEATURES 30
 /* Protocol feature bits. */
 #define VHOST_USER_PROTOCOL_F_REPLY_ACK 3
-/* The protocol features lkvm uses when offered. */
+#define VHOST_USER_PROTOCOL_F_CONFIG 9
+/*
+ * The protocol features lkvm uses when offered (u->wanted); a device
+ * with a configuration space of the back-end's (vhost-user-blk) adds
+ * CONFIG.
+ */
 #define VHOST_USER_PROTOCOL_WANTED (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK)
+
+/* GET_CONFIG: offset u32, size u32, flags u32, then size bytes. */
+#define VHOST_USER_CONFIG_HDR_SIZE 12
+#define VHOST_USER_CONFIG_MAX 256
 
 #define VHOST_USER_TIMEOUT_MS 5000
 
@@ -98,6 +109,7 @@ struct vhost_user {
 	uint64_t mem_off;  /* where guest RAM starts in mem_fd */
 	bool proto;	   /* VHOST_USER_F_PROTOCOL_FEATURES offered */
 	bool dead;	   /* a failure: the stream is lost */
+	uint64_t wanted;   /* protocol features to take when offered */
 	uint64_t protocol; /* negotiated protocol features */
 	const char *why;   /* the first failure, for messages */
 };
@@ -123,5 +135,23 @@ size_t vhost_user_msg_addr(uint8_t *buf, uint32_t flags,
 /* -EINVAL past VHOST_USER_MAX_REGIONS. */
 int vhost_user_msg_mem(uint8_t *buf, uint32_t flags,
 		       const struct vhost_user_region *r, unsigned int n);
+
+/*
+ * GET_CONFIG (the CONFIG protocol feature negotiated, else -EOPNOTSUPP):
+ * the device's configuration space from offset 0, len bytes (1..
+ * VHOST_USER_CONFIG_MAX) into cfg.  The reply must be the request's code
+ * with the reply flag and either exactly the config header plus len
+ * bytes, with offset 0 and size len in the header (0), or empty: the
+ * back-end could not (-EREMOTEIO, the stream stays usable).  Anything
+ * else is -EPROTO and the connection dead.
+ */
+int vhost_user_get_config(struct vhost_user *u, uint8_t *cfg, uint32_t len);
+/*
+ * The check of a GET_CONFIG reply's payload (psize bytes at p) for a
+ * request of len bytes: 0 (cfg filled), -EREMOTEIO (empty), -EPROTO.
+ * Pure, for the fuzz target.
+ */
+int vhost_user_config_reply(const uint8_t *p, uint32_t psize, uint8_t *cfg,
+			    uint32_t len);
 
 #endif

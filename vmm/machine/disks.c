@@ -147,6 +147,8 @@ int disks_watch(struct disks *d, struct iothread *io)
 {
 	int ret = 0;
 
+	for (unsigned int i = 0; !ret && i < d->nr_qsd; i++)
+		ret = qsdisk_watch(&d->qsd[i], io);
 	for (unsigned int i = 0; !ret && i < d->nr; i++) {
 		ret = iothread_add(io, d->aio[i].efd, disks_handle, &d->blk[i]);
 		if (!ret && d->poll_ns) {
@@ -177,11 +179,19 @@ int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
 	int ret = 0;
 
 	d->nr = 0;
+	d->nr_qsd = 0;
 	d->poll_ns = disks_poll_ns(cfg);
 	d->poll_always = cfg->io_poll_us >= 0;
-	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++)
-		ret = disk_up(d, &cfg->disks[i],
-			      disks_queues(&cfg->disks[i], cfg->nr_cpus), b);
+	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++) {
+		const struct disk_config *dc = &cfg->disks[i];
+
+		if (!config_disk_qsd(dc)) {
+			ret = disk_up(d, dc, disks_queues(dc, cfg->nr_cpus), b);
+			continue;
+		}
+		ret = qsdisk_up(&d->qsd[d->nr_qsd], dc, b);
+		d->nr_qsd += !ret;
+	}
 	return ret;
 }
 
@@ -201,6 +211,8 @@ static void disk_report(const struct virtio_blk *blk, const char *path)
 
 void disks_down(struct disks *d)
 {
+	while (d->nr_qsd)
+		qsdisk_down(&d->qsd[--d->nr_qsd]);
 	while (d->nr) {
 		d->nr--;
 		disk_report(&d->blk[d->nr], d->path[d->nr]);

@@ -2,13 +2,17 @@
 /*
  * Disk glue: each -d image opened and locked, behind a virtio-blk device
  * in the next board slot (with queues=N request queues, or one per vCPU),
- * its requests run by its I/O engine (io_uring or worker threads).
+ * its requests run by its I/O engine (io_uring or worker threads); or,
+ * for an image qemu-storage-daemon serves (a format other than raw asked
+ * for, or ,snapshot: config_disk_qsd()), that daemon's vhost-user-blk
+ * device (vmm/machine/qsdisk.h) in its slot, in -d order.
  */
 #ifndef RVKVM_DISKS_H
 #define RVKVM_DISKS_H
 
 #include "vmm/board/board.h"
 #include "vmm/host/iothread.h"
+#include "vmm/machine/qsdisk.h"
 #include "virtio/blk.h"
 
 #define DISKS_AIO_THREADS 4
@@ -19,6 +23,8 @@ struct disks {
 	struct virtio_blk_aio aio[CONFIG_MAX_DISKS]; /* their engines */
 	const char *path[CONFIG_MAX_DISKS];	     /* for messages */
 	unsigned int nr;			     /* set up so far */
+	struct qsdisk qsd[CONFIG_MAX_DISKS]; /* served by qemu-storage-daemon */
+	unsigned int nr_qsd;
 	uint64_t poll_ns; /* each disk's longest polling window (0: none) */
 	bool poll_always; /* --io-poll given: a window after every notification */
 };

@@ -17,7 +17,8 @@
  * (end of file on its socket, seen by the I/O thread) or a vhost-user
  * request that fails is one line in the log; the device is then broken
  * (DEVICE_NEEDS_RESET, and every later start fails) while lkvm and the
- * guest go on.
+ * guest go on (vmm/machine/vhostdev.h's struct vhostdev_user, shared with
+ * the disks qemu-storage-daemon serves).
  */
 #ifndef RVKVM_FS_H
 #define RVKVM_FS_H
@@ -26,8 +27,6 @@
 
 #include "vmm/board/board.h"
 #include "vmm/host/iothread.h"
-#include "vmm/host/vhost.h"
-#include "vmm/host/vhost_user.h"
 #include "vmm/host/virtiofsd.h"
 #include "vmm/machine/vhostdev.h"
 #include "virtio/fs.h"
@@ -36,12 +35,7 @@ struct fs_dev {
 	struct virtio_fs dev;
 	const struct fs_config *cfg;
 	struct virtiofsd d;
-	struct vhost_user vu;
-	struct vhost vh;
-	struct vhostdev vd; /* call eventfds, kicks */
-	struct iothread *io;
-	bool gone;   /* virtiofsd died: the device stays broken */
-	bool logged; /* a failure said since the last good start */
+	struct vhostdev_user u; /* the rings, virtiofsd's death */
 };
 
 struct fs {

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The glue shared by the vhost devices; see vhostdev.h. */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "vmm/host/spawn.h"
 #include "vmm/machine/vhostdev.h"
 
 int vhostdev_init(struct vhostdev *d, struct virtio_mmio *vm,
@@ -128,4 +133,193 @@ void vhostdev_close(struct vhostdev *d)
 		d->call_fd[i] = -1;
 	}
 	d->nr_rings = 0;
+}
+
+/* ": MESSAGE" from the daemon's last words, or "". */
+static void user_last_words(struct vhostdev_user *u, char *buf, size_t size)
+{
+	char w[180] = "";
+
+	if (u->last_words)
+		u->last_words(u->lw_opaque, w, sizeof(w));
+	snprintf(buf, size, "%s%s", w[0] ? ": " : "", w);
+}
+
+int vhostdev_user_open(struct vhostdev_user *u, const char *what,
+		       const struct vhost_mem *m, int ram_fd, int start_ms)
+{
+	const struct vhost_transport t = vhost_user_transport(&u->vu);
+	uint64_t wanted = u->vu.wanted;
+	char why[64], words[200];
+	int ret;
+
+	vhost_user_init(&u->vu, u->sock, ram_fd, 0);
+	u->vu.wanted |= wanted;
+	u->vu.timeout_ms = start_ms;
+	ret = vhost_open(&u->vh, &t, m);
+	u->vu.timeout_ms = VHOST_USER_TIMEOUT_MS;
+	if (ret)
+		host_reap(u->pid, why, sizeof(why));
+	/* It died (reset, EPIPE or end of file, by the time it is seen). */
+	if (ret && (ret == -ECONNRESET || !*u->pid)) {
+		user_last_words(u, words, sizeof(words));
+		pr_err("%s: %s %s at start-up%s", what, u->daemon, why,
+		       words[0] ? words : " (see its message above)");
+	} else if (ret) {
+		pr_err("%s: %s %s failed: %s", what, u->daemon,
+		       vhost_req_name(u->vh.failed),
+		       u->vu.why ? u->vu.why : strerror(-ret));
+	}
+	return ret;
+}
+
+/* One line per failure, until a start succeeds; none once it is gone. */
+static void user_fail(struct vhostdev_user *u, const char *when, int err)
+{
+	if (u->logged || u->gone)
+		return;
+	u->logged = true;
+	pr_err("%s: %s %s failed at %s: %s; the device needs a reset", u->label,
+	       u->daemon, vhost_req_name(u->vh.failed), when,
+	       u->vu.why ? u->vu.why : strerror(-err));
+}
+
+/*
+ * DRIVER_OK (the device's lock held): features first (the daemon wants
+ * them before a ring is enabled), the rings, then each ring enabled
+ * unless bus mastering is off (user_dma enables them later).
+ */
+static int user_start(void *opaque, uint64_t features)
+{
+	struct vhostdev_user *u = opaque;
+	int ret = vhostdev_user_start(&u->vd, &u->vh, features,
+				      u->dev->vm.core.dma_off);
+
+	if (ret == -EINVAL && !u->vh.broken)
+		return ret; /* the guest's fault, said */
+	if (ret)
+		user_fail(u, "DRIVER_OK", ret);
+	else
+		u->logged = false;
+	return ret;
+}
+
+/* PCI bus mastering off or on again (lock held): rings disabled or on. */
+static void user_dma(void *opaque, bool on)
+{
+	struct vhostdev_user *u = opaque;
+	int ret = vhostdev_user_dma(&u->vd, &u->vh, on);
+
+	if (ret)
+		user_fail(u, on ? "bus mastering on" : "bus mastering off",
+			  ret);
+}
+
+/* Device reset (lock held): take the rings back. */
+static void user_stop(void *opaque)
+{
+	struct vhostdev_user *u = opaque;
+	int ret = vhost_stop(&u->vh, VHOST_REQ_NR, NULL);
+
+	if (ret)
+		user_fail(u, "reset", ret);
+}
+
+/* A notification that took the MMIO exit: pass it to the daemon. */
+static void user_kick(void *opaque, unsigned int q)
+{
+	struct vhostdev_user *u = opaque;
+
+	vhostdev_kick(&u->vd, q);
+}
+
+struct virtio_backend vhostdev_user_backend(struct vhostdev_user *u)
+{
+	return (struct virtio_backend){
+		.start = user_start,
+		.stop = user_stop,
+		.kick = user_kick,
+		.dma = user_dma,
+		.opaque = u,
+	};
+}
+
+/*
+ * On the I/O thread: the daemon's socket is readable outside a request
+ * (requests are made with the device's lock held, which this takes), so
+ * it closed (died) or sent what nobody asked for.
+ */
+static void user_sock(void *opaque)
+{
+	struct vhostdev_user *u = opaque;
+	struct virtio_mmio *vm = &u->dev->vm;
+	struct pollfd p = { .fd = u->sock, .events = POLLIN };
+	char why[64], words[200] = "", b;
+
+	virtio_mmio_lock(vm);
+	if (u->gone || poll(&p, 1, 0) <= 0) {
+		virtio_mmio_unlock(vm);
+		return;
+	}
+	u->gone = true;
+	u->vu.dead = true;
+	iothread_watch(u->io, u->sock, false);
+	if (recv(u->sock, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+		strcpy(why, "sent a message nobody asked for");
+	else
+		host_reap(u->pid, why, sizeof(why));
+	if (!*u->pid)
+		user_last_words(u, words, sizeof(words));
+	if (!u->logged)
+		pr_err("%s: %s %s%s; the device is broken, the guest keeps running",
+		       u->label, u->daemon, why, words);
+	u->logged = true;
+	/*
+	 * A daemon that misbehaves but lives still maps guest RAM and holds
+	 * the rings' eventfds: stop it (reaped at exit), and its calls.
+	 */
+	if (*u->pid > 0)
+		kill(*u->pid, SIGKILL);
+	vhostdev_unwatch(&u->vd);
+	/* A model that answers alone gets its notifications back. */
+	for (unsigned int q = 0;
+	     u->dev->orphan && u->vd.slot && q < u->vd.nr_rings; q++)
+		iothread_watch(u->io, u->vd.slot->kicks[q].fd, true);
+	virtio_backed_adopt_locked(u->dev);
+	virtio_mmio_unlock(vm);
+}
+
+/* On the I/O thread, once the daemon is gone: a queue's notification. */
+static void user_kick_back(void *opaque)
+{
+	const struct vhostdev_call *c = opaque;
+	uint64_t v;
+
+	if (read(c->d->slot->kicks[c->q].fd, &v, sizeof(v)) == sizeof(v))
+		virtio_mmio_kick(c->d->vm, c->q);
+}
+
+/* The kicks, on io but off while the daemon reads them. */
+static int user_watch_kicks(struct vhostdev_user *u, struct iothread *io)
+{
+	struct vhostdev *d = &u->vd;
+	int ret = 0;
+
+	for (unsigned int q = 0; !ret && q < d->nr_rings; q++) {
+		int fd = d->slot->kicks[q].fd;
+
+		ret = iothread_add(io, fd, user_kick_back, &d->calls[q]);
+		ret = ret ?: iothread_watch(io, fd, false);
+	}
+	return ret;
+}
+
+int vhostdev_user_watch(struct vhostdev_user *u, struct iothread *io)
+{
+	int ret = vhostdev_watch(&u->vd, io);
+
+	u->io = io;
+	if (!ret && u->dev->orphan && u->vd.slot)
+		ret = user_watch_kicks(u, io);
+	return ret ?: iothread_add(io, u->sock, user_sock, u);
 }

@@ -24,6 +24,8 @@
 #include "vmm/board/board.h"
 #include "vmm/host/iothread.h"
 #include "vmm/host/vhost.h"
+#include "vmm/host/vhost_user.h"
+#include "virtio/backed.h"
 
 struct vhostdev;
 
@@ -68,5 +70,52 @@ int vhostdev_watch(struct vhostdev *d, struct iothread *io);
 void vhostdev_unwatch(struct vhostdev *d);
 /* Close the eventfds (safe on a zeroed or half-made one after init). */
 void vhostdev_close(struct vhostdev *d);
+
+/*
+ * A device model of virtio/backed.h whose rings a vhost-user daemon
+ * serves (virtio-fs by virtiofsd, virtio-blk by qemu-storage-daemon), and
+ * the daemon's death.  The back-end ops: at DRIVER_OK the features, each
+ * ring and, with PCI bus mastering on, each ring enabled; bus mastering
+ * off disables the rings until it is on again; at every reset (status 0,
+ * a guest reboot) the rings are taken back (GET_VRING_BASE), so the next
+ * DRIVER_OK starts afresh.  A request that fails is one line ("LABEL:
+ * DAEMON REQ failed at WHEN: why; the device needs a reset") until a
+ * start succeeds.  The daemon's socket readable outside a request (seen
+ * on the I/O thread: it died, or sent what nobody asked for) is one line,
+ * the daemon killed if it still runs (reaped by its owner at exit), the
+ * device broken for good (DEVICE_NEEDS_RESET, every later start fails),
+ * or, for a model that can answer alone (virtio-blk: IOERR), the rings
+ * and their notifications taken back (virtio_backed_adopt_locked()); lkvm
+ * and the guest go on.
+ */
+struct vhostdev_user {
+	struct virtio_backed *dev;
+	struct vhostdev vd;
+	struct vhost_user vu;
+	struct vhost vh;
+	struct iothread *io;
+	char label[80];	    /* "virtio-fs TAG", for the log */
+	const char *daemon; /* "virtiofsd" */
+	int sock;	    /* connected to the daemon; not owned */
+	pid_t *pid;	    /* the daemon's; 0 once reaped; not owned */
+	/* The daemon's own last message, when it keeps them (NULL: none). */
+	void (*last_words)(void *opaque, char *buf, size_t size);
+	void *lw_opaque;
+	bool gone;   /* the daemon died: the device stays broken */
+	bool logged; /* a failure said since the last good start */
+};
+
+/*
+ * The daemon's first answers on u->sock (owner, features, the memory
+ * table: guest RAM m in ram_fd), within start_ms: 0, or -errno after one
+ * line starting with what ("--fs DIR"); a daemon that closed the socket
+ * is reaped and its exit named.
+ */
+int vhostdev_user_open(struct vhostdev_user *u, const char *what,
+		       const struct vhost_mem *m, int ram_fd, int start_ms);
+/* The ops of u->dev's back-end (virtio/backed.h). */
+struct virtio_backend vhostdev_user_backend(struct vhostdev_user *u);
+/* The call eventfds and the daemon's socket on io (before it starts). */
+int vhostdev_user_watch(struct vhostdev_user *u, struct iothread *io);
 
 #endif
