@@ -33,6 +33,11 @@ esac
 fs_files=${BENCH_FS_FILES:-1000}
 [[ $fs_files =~ ^[1-9][0-9]{0,5}$ ]] ||
 	die "BENCH_FS_FILES=$fs_files: expected 1 to 999999"
+# BENCH_VSOCK_MIB: the MiB the vsock group's guest sends to the host per
+# run (default 16).
+vsock_mib=${BENCH_VSOCK_MIB:-16}
+[[ $vsock_mib =~ ^[1-9][0-9]{0,3}$ ]] ||
+	die "BENCH_VSOCK_MIB=$vsock_mib: expected 1 to 9999"
 # BENCH_FIO_JOBS: the fio jobs to run (names of tests/bench/fio/*.fio;
 # default all).  BENCH_FIO_LKVM: lkvm variants run beside lkvm's defaults
 # in each round, "NAME=OPTIONS" separated by ";" (reported as lkvm-NAME),
@@ -95,7 +100,7 @@ want net && bench "guest to host TCP: lkvm tap, user-mode and user-mode vhost=1$
 # AIA host (kvmtool's vhost needs an in-kernel irqchip).
 want vsock && bench "vsock: lkvm vhost-vsock, lkvm socket=${KVMTOOL:+, kvmtool vhost-vsock}" \
 	--aia "${kvmtool_add[@]}" --timeout $((300 + 400 * rounds)) \
-	--append "rvkvm.bench_rounds=$rounds" \
+	--append "rvkvm.bench_rounds=$rounds rvkvm.vsock_mib=$vsock_mib" \
 	--add "$RVKVM_BUILD/riscv64/vsock-peer:/rvkvm/vsock-peer" \
 	--guest-add "$RVKVM_BUILD/riscv64/vsock-peer:/bin/vsock-peer" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-vsock.sh" \

@@ -6,10 +6,13 @@
 # back-end, --vsock CID,socket=PATH ("lkvm-hvsock": the guest's port P
 # reaches the server on PATH_P through lkvm), and, when bench.sh added
 # ./kvmtool, kvmtool's --vsock (vhost-vsock, "kvmtool"), in turns,
-# rvkvm.bench_rounds= rounds.  1 vCPU, 256 MiB, no NIC, each VMM's default
-# transport.
+# rvkvm.bench_rounds= rounds; the guest sends rvkvm.vsock_mib= MiB
+# (passed on to its command line).  1 vCPU, 256 MiB, no NIC, each VMM's
+# default transport.
 rounds=$(sed -n 's/.*rvkvm\.bench_rounds=\([1-9]\).*/\1/p' /proc/cmdline)
 port=5001
+mib=$(sed -n 's/.*rvkvm\.vsock_mib=\([0-9]*\).*/\1/p' /proc/cmdline)
+params="rvkvm.vsockport=$port rvkvm.vsock_mib=${mib:-16}"
 # run NAME SERVER-MODE ADDRESS VMM...: the server for the guest's two
 # connections, then the VMM, whose guest prints the figures.
 run() {
@@ -39,11 +42,11 @@ run() {
 r=1
 while [ $r -le "${rounds:-2}" ]; do
 	run lkvm-r$r blisten $port ./lkvm run --vsock 3 \
-		-p "rvkvm.vsockport=$port"
+		-p "$params"
 	run lkvm-hvsock-r$r ublisten /tmp/vb.sock_$port ./lkvm run \
-		--vsock 3,socket=/tmp/vb.sock -p "rvkvm.vsockport=$port"
+		--vsock 3,socket=/tmp/vb.sock -p "$params"
 	[ -x ./kvmtool ] && run kvmtool-r$r blisten $port ./kvmtool run \
-		--vsock 3 -p "console=ttyS0 rvkvm.vsockport=$port"
+		--vsock 3 -p "console=ttyS0 $params"
 	r=$((r + 1))
 done
 exit 0
