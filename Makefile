@@ -267,7 +267,7 @@ run: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm --interactive --test scripts/host-run-guest.sh
 
 # Figures, not tests: lkvm start -> guest init, peak RSS.
-bench: $(DEPS) kernel lkvm passt-root
+bench: $(DEPS) kernel lkvm passt-root $(BUILD)/riscv64/vsock-peer
 	@scripts/bench.sh
 
 # The emulated host alone, with lkvm and the images in /rvkvm.

@@ -14,18 +14,30 @@ bench() {
 		{ tail -20 "$log"; die "benchmark run failed (log: $log)"; }
 	stage_done
 }
-# BENCH_ONLY="NAME..." runs those groups: boot, blk, qcow2, net, irqchip, fio, 9p;
-# BENCH_ONLY=report prints the tables of the last run again.
+# BENCH_ONLY="NAME..." runs those groups: boot, blk, qcow2, net, irqchip,
+# fio, fs (9p is another name for it), vsock; BENCH_ONLY=report prints the
+# tables of the last run again.
 only=${BENCH_ONLY:-}
 want() {
 	[ -z "$only" ] || case " $only " in *" $1 "*) true ;; *) false ;; esac
 }
-# BENCH_FIO_ROUNDS: the fio runs' A B pairs per case, 1 to 9 (default 2).
+# BENCH_FIO_ROUNDS: the fio runs' A B pairs per case, 1 to 9 (default 2),
+# and the rounds of the fs and vsock groups.
 rounds=${BENCH_FIO_ROUNDS:-2}
 case $rounds in
 [1-9]) ;;
 *) die "BENCH_FIO_ROUNDS=$rounds: expected 1 to 9" ;;
 esac
+# BENCH_FS_FILES: the small files the fs group creates, stats and
+# unlinks per run (default 1000).
+fs_files=${BENCH_FS_FILES:-1000}
+[[ $fs_files =~ ^[1-9][0-9]{0,5}$ ]] ||
+	die "BENCH_FS_FILES=$fs_files: expected 1 to 999999"
+# BENCH_VSOCK_MIB: the MiB the vsock group's guest sends to the host per
+# run (default 16).
+vsock_mib=${BENCH_VSOCK_MIB:-16}
+[[ $vsock_mib =~ ^[1-9][0-9]{0,3}$ ]] ||
+	die "BENCH_VSOCK_MIB=$vsock_mib: expected 1 to 9999"
 # BENCH_FIO_JOBS: the fio jobs to run (names of tests/bench/fio/*.fio;
 # default all).  BENCH_FIO_LKVM: lkvm variants run beside lkvm's defaults
 # in each round, "NAME=OPTIONS" separated by ";" (reported as lkvm-NAME),
@@ -74,10 +86,25 @@ want net && bench "guest to host TCP: lkvm tap, user-mode and user-mode vhost=1$
 	--aia "${kvmtool_add[@]}" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-net.sh"
-want 9p && bench "9p read and write throughput${KVMTOOL:+, lkvm and kvmtool}" \
-	"${kvmtool_add[@]}" \
-	--guest-test "$RVKVM_TOP/tests/bench/guest-9p.sh" \
-	--test "$RVKVM_TOP/tests/bench/host-9p.sh"
+# A share of the host's tmpfs: lkvm's virtio-fs (virtiofsd), lkvm's 9p on
+# virtio-pci and virtio-mmio and, if KVMTOOL names a riscv64 kvmtool,
+# kvmtool's 9p, in turns: sequential write and read, then create, stat
+# and unlink of BENCH_FS_FILES small files.
+{ want fs || want 9p; } && bench "file sharing: lkvm virtio-fs, lkvm 9p${KVMTOOL:+, kvmtool 9p}" \
+	"${kvmtool_add[@]}" --timeout $((300 + 600 * rounds)) \
+	--append "rvkvm.bench_rounds=$rounds rvkvm.fs_files=$fs_files" \
+	--guest-test "$RVKVM_TOP/tests/bench/guest-fs.sh" \
+	--test "$RVKVM_TOP/tests/bench/host-fs.sh"
+# vsock throughput and round trips: lkvm on vhost-vsock, lkvm's unix-socket
+# back-end and, with KVMTOOL, kvmtool on vhost-vsock, in turns, on one
+# AIA host (kvmtool's vhost needs an in-kernel irqchip).
+want vsock && bench "vsock: lkvm vhost-vsock, lkvm socket=${KVMTOOL:+, kvmtool vhost-vsock}" \
+	--aia "${kvmtool_add[@]}" --timeout $((300 + 400 * rounds)) \
+	--append "rvkvm.bench_rounds=$rounds rvkvm.vsock_mib=$vsock_mib" \
+	--add "$RVKVM_BUILD/riscv64/vsock-peer:/rvkvm/vsock-peer" \
+	--guest-add "$RVKVM_BUILD/riscv64/vsock-peer:/bin/vsock-peer" \
+	--guest-test "$RVKVM_TOP/tests/bench/guest-vsock.sh" \
+	--test "$RVKVM_TOP/tests/bench/host-vsock.sh"
 # lkvm with KVM's AIA, with KVM's PLIC (kernel-patches/), with its own
 # PLIC, and kvmtool if KVMTOOL names a riscv64 kvmtool binary, alternating
 # on one AIA host.
@@ -106,9 +133,9 @@ if want fio; then
 fi
 printf '%-36s %s\n' "measure" "value"
 sed -n 's/^BENCH \([^ ]*\) \(.*\)$/\1 \2/p' "$log" | tr -d '\r' |
-	{ grep -v '^\(lkvm\(-[a-z0-9]*\)\{0,1\}\|kvmtool\|host\)-r[0-9]-c' || true; } |
+	{ grep -v '^\(lkvm\(-[a-z0-9]*\)\{0,1\}\|kvmtool\|host\)-r[0-9]-c[^ ]* [0-9]' || true; } |
 	while read -r name value unit; do
-		printf '%-36s %s %s\n' "$name" "$value" "$unit"
+		printf '%-36s %s\n' "$name" "$value${unit:+ $unit}"
 	done
 
 # The irqchip runs side by side: the mean of the rounds per VMM (lkvm with
@@ -141,19 +168,25 @@ if want irqchip || [ "$only" = report ]; then
 	}'
 fi
 
-# The fio runs and the minimal boot line (tests/bench/host-boot.sh,
-# "c1-boot-min-..."): mean of the rounds per VMM (lkvm, its BENCH_FIO_LKVM
+# The fio runs, the minimal boot line (tests/bench/host-boot.sh,
+# "c1-boot-min-..."), the fs and vsock groups ("c1-fs-...", "c1-vsock-..."):
+# mean of the rounds per VMM (lkvm, its BENCH_FIO_LKVM
 # variants "lkvm-NAME", kvmtool), each lkvm's mean over kvmtool's, and
 # the lowest and highest ratio of one round's pair (the VMMs' round N ran
 # one after the other): how far one pair can be off in this environment.
+# A round that failed ("... failed", no figure) counts in no mean (a
+# variant that always failed has a column of "-"); its line is in the
+# table above.
 # Then the sequential jobs' figures as a fraction of the host's own on
 # the same file ("host", tests/bench/host-fio.sh's host_seq).
-fio_re='^BENCH \(lkvm\(-[a-z0-9]*\)\{0,1\}\|kvmtool\|host\)-r\([0-9]\)-\(c[0-9]-[^ ]*\) \([0-9.]*\).*'
+fio_re='^BENCH \(lkvm\(-[a-z0-9]*\)\{0,1\}\|kvmtool\|host\)-r\([0-9]\)-\(c[0-9]-[^ ]*\) \([0-9][0-9.]*\|failed\).*'
 grep -q "$fio_re" "$log" || exit 0
 echo
 sed -n "s/$fio_re/\1 \3 \4 \5/p" "$log" | tr -d '\r' | awk '
 	{
-		v[$1, $2, $3] = $4; sum[$1, $3] += $4; n[$1, $3]++
+		if ($4 != "failed") {
+			v[$1, $2, $3] = $4; sum[$1, $3] += $4; n[$1, $3]++
+		}
 		if ($2 > nr) nr = $2
 		if (!($3 in seen)) { seen[$3]; order[++k] = $3 }
 		if (!($1 in vseen)) { vseen[$1]; vmm[++nv] = $1 }
@@ -181,7 +214,7 @@ sed -n "s/$fio_re/\1 \3 \4 \5/p" "$log" | tr -d '\r' | awk '
 			if (vmm[j] != "lkvm" && vmm[j] != "kvmtool" && vmm[j] != "host")
 				col[++nc] = vmm[j]
 		if ("kvmtool" in vseen) col[++nc] = "kvmtool"
-		printf "%-44s", "fio and boot (mean of rounds)"
+		printf "%-44s", "fio, boot, fs, vsock (mean of rounds)"
 		for (j = 1; j <= nc; j++) printf " %10s", col[j]
 		for (j = 1; j <= nc; j++)
 			if (col[j] != "kvmtool")

@@ -28,7 +28,7 @@ report() {
 }
 report >"$tmp/out"
 row() { awk -v k="$1" '$1 == k { $1 = ""; print substr($0, 2) }' "$tmp/out"; }
-t report-header grep -q '^fio and boot (mean of rounds) .*lkvm/kvmtool *pairs$' "$tmp/out"
+t report-header grep -q '^fio, boot, fs, vsock (mean of rounds) .*lkvm/kvmtool *pairs$' "$tmp/out"
 t report-mean-ratio-pairs test "$(row c1-pci-seq-read-MiB/s)" = "300.00 200.00 1.50 1.00-2.00"
 # One pair only: no range.  lkvm's mean counts its unpaired round.
 t report-one-pair test "$(row c1-pci-seq-write-MiB/s)" = "60.00 60.00 1.00 -"
@@ -52,7 +52,7 @@ BENCH lkvm-nopoll-r2-c1-pci-randread-qd1-IOPS 140 IOPS
 BENCH kvmtool-r2-c1-pci-randread-qd1-IOPS 100 IOPS
 EOF2
 report >"$tmp/out"
-t variants-header grep -q '^fio and boot (mean of rounds) *lkvm *lkvm-nopoll *kvmtool *lkvm/kvmtool *pairs *lkvm-nopoll/kvmtool *pairs$' "$tmp/out"
+t variants-header grep -q '^fio, boot, fs, vsock (mean of rounds) *lkvm *lkvm-nopoll *kvmtool *lkvm/kvmtool *pairs *lkvm-nopoll/kvmtool *pairs$' "$tmp/out"
 t variants-row test "$(row c1-pci-randread-qd1-IOPS)" = "80.00 130.00 100.00 0.80 - 1.30 1.20-1.40"
 t variants-not-in-main-table bash -c "! grep -q '^lkvm-nopoll-r1' '$tmp/out'"
 cp "$log" "$tmp/log.orig"
@@ -80,3 +80,26 @@ report >"$tmp/out"
 t host-not-a-column test "$(row c1-pci-seq-read-MiB/s | head -1)" = "125.00 50.00 2.50 2.00-3.00"
 t host-header grep -q '^against the host itself (mean of rounds) *host *lkvm/host *kvmtool/host$' "$tmp/out"
 t host-fractions test "$(row c1-pci-seq-read-MiB/s | tail -1)" = "500.00 0.25 0.10"
+
+# The fs and vsock groups: variants of lkvm (lkvm-virtiofs, lkvm-hvsock)
+# beside lkvm and kvmtool.  A round that failed prints no figure: it
+# counts in no mean and its line is in the main table, and a variant
+# whose every round failed has no mean and no ratio.
+cat >"$log" <<'EOF2'
+BENCH lkvm-virtiofs-r1-c1-fs-stat-files/s 300.0 files/s
+BENCH lkvm-r1-c1-fs-stat-files/s 100.0 files/s
+BENCH kvmtool-r1-c1-fs-stat-files/s 100.0 files/s
+BENCH lkvm-virtiofs-r2-c1-fs-stat-files/s failed (mount -t virtiofs)
+BENCH lkvm-r2-c1-fs-stat-files/s 200.0 files/s
+BENCH kvmtool-r2-c1-fs-stat-files/s 100.0 files/s
+BENCH lkvm-r1-c1-vsock-rtt-us 500.0 us
+BENCH lkvm-hvsock-r1-c1-vsock-rtt-us failed
+BENCH kvmtool-r1-c1-vsock-rtt-us 250.0 us
+EOF2
+report >"$tmp/out"
+t fs-variant-header grep -q '^fio, boot, fs, vsock (mean of rounds) *lkvm *lkvm-virtiofs *lkvm-hvsock *kvmtool ' "$tmp/out"
+t fs-failed-round-not-counted test "$(row c1-fs-stat-files/s)" = "150.00 300.00 - 100.00 1.50 1.00-2.00 3.00 - - -"
+t fs-failed-line-shown grep -q '^lkvm-virtiofs-r2-c1-fs-stat-files/s *failed (mount -t virtiofs)$' "$tmp/out"
+t vsock-all-failed-no-mean test "$(row c1-vsock-rtt-us)" = "500.00 - - 250.00 2.00 - - - - -"
+t vsock-failed-line-shown grep -q '^lkvm-hvsock-r1-c1-vsock-rtt-us *failed$' "$tmp/out"
+t figures-not-in-main-table bash -c "! grep -q '^lkvm-r1-c1-fs-stat' '$tmp/out'"

@@ -28,6 +28,22 @@
  *                              (a refused "CONNECT PORT", or a bad one):
  *                              lkvm must close the connection without a
  *                              word; TEXT "-": close at once, write nothing
+ *
+ * make bench (tests/bench/host-vsock.sh):
+ *   vsock-peer blisten PORT N  the bench server on a vsock port: accept N
+ *                              connections; one that begins with 'S' is
+ *                              a sink (read to EOF, answer the byte count
+ *                              after the 'S' as a line), one that begins
+ *                              with 'P' is echoed, the 'P' too
+ *   vsock-peer ublisten PATH N   the same on the unix socket PATH (lkvm's
+ *                              --vsock CID,socket=: a guest's port P is
+ *                              PATH_P)
+ *   vsock-peer bench CID PORT SIZE N   in the guest: SIZE bytes to the
+ *                              sink, timed from the first write to the
+ *                              server's count, then N 1-byte round trips;
+ *                              prints "BENCH c1-vsock-g2h-MiB/s X MiB/s"
+ *                              and "BENCH c1-vsock-rtt-us Y us" (the mean),
+ *                              or a "... failed" line for either
  */
 #include <errno.h>
 #include <stdint.h>
@@ -70,7 +86,7 @@ static int echo_one(int c)
  * until killed) and echo each; "listening on NAME" once it listens.
  */
 static int serve(int s, const struct sockaddr *a, socklen_t len,
-		 const char *name, unsigned long count)
+		 const char *name, unsigned long count, int (*handle)(int))
 {
 	if (s < 0 || bind(s, a, len) || listen(s, 4)) {
 		perror("vsock-peer: listen");
@@ -85,7 +101,7 @@ static int serve(int s, const struct sockaddr *a, socklen_t len,
 			perror("vsock-peer: accept");
 			return 1;
 		}
-		if (echo_one(c))
+		if (handle(c))
 			perror("vsock-peer: echo");
 		close(c);
 	}
@@ -101,7 +117,7 @@ static int do_listen(unsigned int port, unsigned long count)
 
 	snprintf(name, sizeof(name), "%u", port);
 	return serve(socket(AF_VSOCK, SOCK_STREAM, 0), (struct sockaddr *)&a,
-		     sizeof(a), name, count);
+		     sizeof(a), name, count, echo_one);
 }
 
 /* A connected socket, retrying while the peer is not listening yet. */
@@ -244,7 +260,7 @@ static int do_ulisten(const char *path, unsigned long count)
 
 	unlink(path);
 	return serve(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a,
-		     sizeof(a), path, count);
+		     sizeof(a), path, count, echo_one);
 }
 
 /*
@@ -322,6 +338,140 @@ static int do_uline(const char *path, const char *text)
 	return 0;
 }
 
+/* The bench server's side of one connection: a sink or an echo. */
+static int bench_one(int c)
+{
+	static char buf[65536];
+	char kind, line[32];
+	unsigned long long got = 0;
+	ssize_t n;
+	int len;
+
+	if (read(c, &kind, 1) != 1)
+		return -1;
+	if (kind == 'P')
+		return write(c, &kind, 1) == 1 ? echo_one(c) : -1;
+	if (kind != 'S')
+		return -1;
+	while ((n = read(c, buf, sizeof(buf))) > 0)
+		got += n;
+	if (n < 0)
+		return -1;
+	len = snprintf(line, sizeof(line), "%llu\n", got);
+	return write(c, line, len) == len ? 0 : -1;
+}
+
+static int do_blisten(unsigned int port, unsigned long count)
+{
+	struct sockaddr_vm a = addr_of(VMADDR_CID_ANY, port);
+	char name[16];
+
+	snprintf(name, sizeof(name), "%u", port);
+	return serve(socket(AF_VSOCK, SOCK_STREAM, 0), (struct sockaddr *)&a,
+		     sizeof(a), name, count, bench_one);
+}
+
+static int do_ublisten(const char *path, unsigned long count)
+{
+	struct sockaddr_un a = unix_addr(path);
+
+	unlink(path);
+	return serve(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a,
+		     sizeof(a), path, count, bench_one);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* size bytes to the sink: its rate in MiB/s, or -1. */
+static double bench_push(unsigned int cid, unsigned int port, size_t size)
+{
+	static char buf[65536];
+	char line[32];
+	size_t len = 0;
+	int s = connect_retry(cid, port);
+	double t0;
+	ssize_t n;
+
+	if (s < 0)
+		return -1;
+	memset(buf, 0x5a, sizeof(buf));
+	t0 = now_s();
+	if (write(s, "S", 1) != 1)
+		goto fail;
+	for (size_t off = 0; off < size; off += n) {
+		n = write(s, buf,
+			  size - off < sizeof(buf) ? size - off : sizeof(buf));
+		if (n <= 0)
+			goto fail;
+	}
+	if (shutdown(s, SHUT_WR))
+		goto fail;
+	while (len + 1 < sizeof(line) &&
+	       (n = read(s, line + len, sizeof(line) - 1 - len)) > 0)
+		len += n;
+	line[len] = '\0';
+	close(s);
+	if (strtoull(line, NULL, 10) != size) {
+		fprintf(stderr, "vsock-peer: the sink got '%s' bytes of %zu\n",
+			line, size);
+		return -1;
+	}
+	return size / 1048576.0 / (now_s() - t0);
+fail:
+	perror("vsock-peer: push");
+	close(s);
+	return -1;
+}
+
+/* count 1-byte round trips: the mean in microseconds, or -1. */
+static double bench_rtt(unsigned int cid, unsigned int port,
+			unsigned long count)
+{
+	int s = connect_retry(cid, port);
+	char b = 'P';
+	double t0;
+
+	if (s < 0)
+		return -1;
+	if (write(s, &b, 1) != 1 || read(s, &b, 1) != 1 || b != 'P')
+		goto fail;
+	t0 = now_s();
+	for (unsigned long i = 0; i < count; i++) {
+		b = (char)i;
+		if (write(s, &b, 1) != 1 || read(s, &b, 1) != 1 || b != (char)i)
+			goto fail;
+	}
+	close(s);
+	return (now_s() - t0) * 1e6 / count;
+fail:
+	perror("vsock-peer: round trip");
+	close(s);
+	return -1;
+}
+
+static int do_bench(unsigned int cid, unsigned int port, size_t size,
+		    unsigned long count)
+{
+	double mibs = bench_push(cid, port, size);
+	double us = count ? bench_rtt(cid, port, count) : -1;
+
+	if (mibs > 0)
+		printf("BENCH c1-vsock-g2h-MiB/s %.2f MiB/s\n", mibs);
+	else
+		printf("BENCH c1-vsock-g2h-MiB/s failed\n");
+	if (us > 0)
+		printf("BENCH c1-vsock-rtt-us %.1f us\n", us);
+	else
+		printf("BENCH c1-vsock-rtt-us failed\n");
+	return mibs > 0 && us > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "listen"))
@@ -344,9 +494,19 @@ int main(int argc, char **argv)
 				   strtoul(argv[4], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "uline"))
 		return do_uline(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "blisten"))
+		return do_blisten(strtoul(argv[2], NULL, 0),
+				  strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "ublisten"))
+		return do_ublisten(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc == 6 && !strcmp(argv[1], "bench"))
+		return do_bench(
+			strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
+			strtoul(argv[4], NULL, 0), strtoul(argv[5], NULL, 0));
 	fprintf(stderr,
 		"usage: vsock-peer listen PORT N | send CID PORT MSG | sendn CID PORT SIZE\n"
 		"       | refused CID PORT | ulisten PATH N | uconnect PATH PORT SIZE\n"
-		"       | uline PATH TEXT\n");
+		"       | uline PATH TEXT | blisten PORT N | ublisten PATH N\n"
+		"       | bench CID PORT SIZE N\n");
 	return 2;
 }
