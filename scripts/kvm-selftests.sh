@@ -12,6 +12,13 @@ tree=$("$RVKVM_TOP/scripts/kernel.sh" --tree-only | sed -n 's/^kernel: patched t
 [ -d "$tree" ] || die "no patched kernel tree (scripts/kernel.sh --tree-only)"
 exec 9>"$RVKVM_CACHE/kernel/lock"
 flock 9
+# Objects built from another kernel tree (another linux-source version)
+# do not link with this one's: start over when the tree changed.
+if [ "$(cat "$out/obj/.rvkvm-tree" 2>/dev/null)" != "$tree" ]; then
+	rm -rf "$out/obj"
+	mkdir -p "$out/obj"
+	echo "$tree" >"$out/obj/.rvkvm-tree"
+fi
 log=$RVKVM_BUILD/kernel/selftests.log
 mkdir -p "$(dirname "$log")"
 stage "kvm selftests: headers and riscv/plic_test (log: $log)"

@@ -110,14 +110,15 @@ static int serve(int s, const struct sockaddr *a, socklen_t len,
 	return 0;
 }
 
-static int do_listen(unsigned int port, unsigned long count)
+/* serve() on vsock port (any CID), each connection given to handle. */
+static int do_listen(unsigned int port, unsigned long count, int (*handle)(int))
 {
 	struct sockaddr_vm a = addr_of(VMADDR_CID_ANY, port);
 	char name[16];
 
 	snprintf(name, sizeof(name), "%u", port);
 	return serve(socket(AF_VSOCK, SOCK_STREAM, 0), (struct sockaddr *)&a,
-		     sizeof(a), name, count, echo_one);
+		     sizeof(a), name, count, handle);
 }
 
 /* A connected socket, retrying while the peer is not listening yet. */
@@ -254,13 +255,14 @@ static struct sockaddr_un unix_addr(const char *path)
 	return a;
 }
 
-static int do_ulisten(const char *path, unsigned long count)
+/* serve() on the unix socket path, each connection given to handle. */
+static int do_ulisten(const char *path, unsigned long count, int (*handle)(int))
 {
 	struct sockaddr_un a = unix_addr(path);
 
 	unlink(path);
 	return serve(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a,
-		     sizeof(a), path, count, echo_one);
+		     sizeof(a), path, count, handle);
 }
 
 /*
@@ -361,25 +363,6 @@ static int bench_one(int c)
 	return write(c, line, len) == len ? 0 : -1;
 }
 
-static int do_blisten(unsigned int port, unsigned long count)
-{
-	struct sockaddr_vm a = addr_of(VMADDR_CID_ANY, port);
-	char name[16];
-
-	snprintf(name, sizeof(name), "%u", port);
-	return serve(socket(AF_VSOCK, SOCK_STREAM, 0), (struct sockaddr *)&a,
-		     sizeof(a), name, count, bench_one);
-}
-
-static int do_ublisten(const char *path, unsigned long count)
-{
-	struct sockaddr_un a = unix_addr(path);
-
-	unlink(path);
-	return serve(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a,
-		     sizeof(a), path, count, bench_one);
-}
-
 static double now_s(void)
 {
 	struct timespec t;
@@ -476,7 +459,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "listen"))
 		return do_listen(strtoul(argv[2], NULL, 0),
-				 strtoul(argv[3], NULL, 0));
+				 strtoul(argv[3], NULL, 0), echo_one);
 	if (argc == 5 && !strcmp(argv[1], "send"))
 		return do_send(strtoul(argv[2], NULL, 0),
 			       strtoul(argv[3], NULL, 0), argv[4]);
@@ -488,17 +471,18 @@ int main(int argc, char **argv)
 		return do_refused(strtoul(argv[2], NULL, 0),
 				  strtoul(argv[3], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "ulisten"))
-		return do_ulisten(argv[2], strtoul(argv[3], NULL, 0));
+		return do_ulisten(argv[2], strtoul(argv[3], NULL, 0), echo_one);
 	if (argc == 5 && !strcmp(argv[1], "uconnect"))
 		return do_uconnect(argv[2], strtoul(argv[3], NULL, 0),
 				   strtoul(argv[4], NULL, 0));
 	if (argc == 4 && !strcmp(argv[1], "uline"))
 		return do_uline(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "blisten"))
-		return do_blisten(strtoul(argv[2], NULL, 0),
-				  strtoul(argv[3], NULL, 0));
+		return do_listen(strtoul(argv[2], NULL, 0),
+				 strtoul(argv[3], NULL, 0), bench_one);
 	if (argc == 4 && !strcmp(argv[1], "ublisten"))
-		return do_ublisten(argv[2], strtoul(argv[3], NULL, 0));
+		return do_ulisten(argv[2], strtoul(argv[3], NULL, 0),
+				  bench_one);
 	if (argc == 6 && !strcmp(argv[1], "bench"))
 		return do_bench(
 			strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
