@@ -77,9 +77,14 @@ struct nic_config {
 	enum virtio_transport transport; /* trans=; DEFAULT: the global */
 	/*
 	 * vhost=1: the rings served by vhost-net (mode=tap) or by passt's
-	 * vhost-user back-end (mode=user).
+	 * vhost-user back-end (mode=user).  A user-mode NIC without vhost=
+	 * (vhost_given false, the default NIC too) gets vhost-user when
+	 * the installed passt offers it (netopt_choose_vhost(), before
+	 * guest RAM is made); vhost_why says why, for --debug.
 	 */
 	bool vhost;
+	bool vhost_given;
+	const char *vhost_why;
 	struct nic_fwd fwd[CONFIG_MAX_FWDS];
 	unsigned int nr_fwd;
 };
@@ -259,9 +264,9 @@ static inline bool config_disk_qsd(const struct disk_config *dc)
 }
 
 /*
- * A vhost-user back-end (virtiofsd for --fs, passt for -n
- * mode=user,vhost=1, qemu-storage-daemon for a -d) maps guest RAM: it
- * must be a shareable memfd.
+ * A vhost-user back-end (virtiofsd for --fs, passt for a user-mode NIC
+ * with vhost (vhost=1, or chosen for it), qemu-storage-daemon for a -d)
+ * maps guest RAM: it must be a shareable memfd.
  */
 static inline bool config_vhost_user(const struct vm_config *cfg)
 {

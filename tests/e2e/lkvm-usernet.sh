@@ -4,7 +4,9 @@
 # gateway and DNS 192.168.33.1; it fetches a file from an HTTP server on
 # the host's loopback through the gateway address, and its DNS query
 # reaches the host's resolver (a UDP listener on 127.0.0.1:53, named in
-# /etc/resolv.conf).  With -n mode=user,fwd=tcp:18080:8080 the host
+# /etc/resolv.conf).  With -n mode=user,vhost=0,fwd=tcp:18080:8080
+# (passt's socket mode, lkvm's own virtio-net; the default NIC is passt
+# over vhost-user where passt offers it, lkvm-usernet-default) the host
 # fetches a blob from the guest's server through the forward; killing
 # passt then leaves guest and lkvm running, the guest sees its carrier
 # drop, lkvm says so in one line and reaps passt.  Without passt on PATH
@@ -53,11 +55,12 @@ t default-dns-reaches-host grep -q "query rvkvm-probe.example" /tmp/dnsq
 t default-dns-answered has "guest-dns: 192.0.2.53" /tmp/u1.log
 t default-passt-reaped [ -z "$(own_pidof passt)" ]
 
-# 2. A port forward into the guest; then passt dies under the guest.
+# 2. Socket mode (vhost=0), a port forward into the guest; then passt
+# dies under the guest.
 rm -f /tmp/ctl
 mkfifo /tmp/ctl
-./lkvm run $irqchip_args -k Image -i guest-usernet.cpio.gz -m 128 -c 1 \
-	-n mode=user,fwd=tcp:18080:8080 </tmp/ctl >/tmp/u2.log 2>&1 &
+./lkvm run $irqchip_args --debug -k Image -i guest-usernet.cpio.gz -m 128 \
+	-c 1 -n mode=user,vhost=0,fwd=tcp:18080:8080 </tmp/ctl >/tmp/u2.log 2>&1 &
 pid=$!
 exec 3>/tmp/ctl
 wait_for guest-serving /tmp/u2.log
@@ -75,6 +78,8 @@ wait $pid
 rc=$?
 exec 3>&-
 sed 's/^/  | /' /tmp/u2.log
+t socket-mode-chosen has "user-mode NIC 0: passt's socket mode (vhost=0)" /tmp/u2.log
+t socket-mode-no-vhost-user lacks "over vhost-user" /tmp/u2.log
 t fwd-tcp-transfer has "guest-blob-md5: $blob_md5" /tmp/u2.log
 t fwd-size [ "$(wc -c </tmp/blob)" -eq 1048576 ]
 t killed-link-down has "guest-carrier: 0 operstate: down" /tmp/u2.log

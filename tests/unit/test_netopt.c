@@ -139,6 +139,46 @@ static void test_vhost(void **state)
 	assert_non_null(netopt_unsupported("mq=4", 4));
 }
 
+/*
+ * A user-mode NIC without vhost= gets vhost-user when passt offers it and
+ * guest RAM can be a shared memfd; vhost= decides when given.
+ */
+static void test_choose_vhost(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("mode=user"), 0);
+	assert_false(nic.vhost_given);
+	netopt_choose_vhost(&nic, false, 1);
+	assert_true(nic.vhost);
+	assert_non_null(strstr(nic.vhost_why, "offers --vhost-user"));
+	netopt_choose_vhost(&nic, false, 0); /* an older passt */
+	assert_false(nic.vhost);
+	assert_non_null(strstr(nic.vhost_why, "too old"));
+	netopt_choose_vhost(&nic, false, -EACCES);
+	assert_false(nic.vhost);
+	netopt_choose_vhost(&nic, true, 1); /* --hugetlbfs */
+	assert_false(nic.vhost);
+	assert_non_null(strstr(nic.vhost_why, "--hugetlbfs"));
+	/* The default NIC is the same. */
+	netopt_defaults(&nic, 0, NIC_MODE_USER);
+	netopt_choose_vhost(&nic, false, 1);
+	assert_true(nic.vhost);
+	/* vhost= given: as given, whatever passt is. */
+	assert_int_equal(parse("mode=user,vhost=0"), 0);
+	assert_true(nic.vhost_given);
+	netopt_choose_vhost(&nic, false, 1);
+	assert_false(nic.vhost);
+	assert_string_equal(nic.vhost_why, "vhost=0");
+	assert_int_equal(parse("mode=user,vhost=1"), 0);
+	netopt_choose_vhost(&nic, true, 0);
+	assert_true(nic.vhost); /* run_finish() refuses it with --hugetlbfs */
+	/* A tap is left alone. */
+	assert_int_equal(parse("mode=tap"), 0);
+	netopt_choose_vhost(&nic, false, 1);
+	assert_false(nic.vhost);
+	assert_null(nic.vhost_why);
+}
+
 static void test_forwards(void **state)
 {
 	(void)state;
@@ -195,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_every_setting),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_vhost),
+		cmocka_unit_test(test_choose_vhost),
 		cmocka_unit_test(test_forwards),
 		cmocka_unit_test(test_too_many_forwards),
 	};

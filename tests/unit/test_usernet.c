@@ -146,6 +146,40 @@ static void test_find_passt_on_path(void **state)
 	free(old);
 }
 
+/* A file with body (len bytes) for usernet_passt_vhost_user(). */
+static int probe_file(const char *path, const void *body, size_t len)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0755);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, body, len), (ssize_t)len);
+	close(fd);
+	return usernet_passt_vhost_user(path);
+}
+
+/* The probe reads passt's file for its --help's "--vhost-user". */
+static void test_passt_vhost_user_probe(void **state)
+{
+	static const char with[] = "\x7f"
+				   "ELF\0\0usage\0  --vhost-user\t\t"
+				   "Enable vhost-user mode\n\0";
+	static const char old[] = "\x7f"
+				  "ELF\0\0usage\0  --fd FD\0vhost\0";
+	char path[] = "/tmp/test_usernet_probe.XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(probe_file(path, with, sizeof(with)), 1);
+	assert_int_equal(probe_file(path, old, sizeof(old)), 0);
+	/* An empty file, a directory, a missing file: cannot tell. */
+	assert_true(probe_file(path, "", 0) < 0);
+	assert_true(usernet_passt_vhost_user("/tmp") < 0);
+	unlink(path);
+	assert_int_equal(usernet_passt_vhost_user(path), -ENOENT);
+}
+
 /*
  * A fake passt in a fresh directory put first on PATH: a shell script with
  * body; returns the directory (to remove).  The old PATH in *old.
@@ -434,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_argv_vhost_user),
 		cmocka_unit_test(test_argv_most_forwards_fit),
 		cmocka_unit_test(test_find_passt_on_path),
+		cmocka_unit_test(test_passt_vhost_user_probe),
 		cmocka_unit_test(test_open_ready_and_close),
 		cmocka_unit_test(test_open_passt_fails),
 		cmocka_unit_test(test_open_cancelled),

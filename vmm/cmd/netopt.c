@@ -218,6 +218,7 @@ static int key_vhost(void *target, const struct opt_key *k, const char *v,
 	if (n != 1 || (v[0] != '0' && v[0] != '1'))
 		return -EINVAL;
 	nic->vhost = v[0] == '1';
+	nic->vhost_given = true;
 	return 0;
 }
 
@@ -265,4 +266,27 @@ int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 	*bad = fwd;
 	*bad_len = strcspn(fwd, ",");
 	return -EINVAL;
+}
+
+void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs, int passt_vu)
+{
+	if (nic->mode != NIC_MODE_USER)
+		return;
+	if (nic->vhost_given) {
+		nic->vhost_why = nic->vhost ? "vhost=1" : "vhost=0";
+		return;
+	}
+	nic->vhost = false;
+	if (hugetlbfs)
+		nic->vhost_why =
+			"--hugetlbfs: guest RAM cannot be the shared memfd vhost-user needs";
+	else if (passt_vu > 0)
+		nic->vhost_why = "the installed passt offers --vhost-user";
+	else if (!passt_vu)
+		nic->vhost_why =
+			"the installed passt has no --vhost-user (too old)";
+	else
+		nic->vhost_why =
+			"passt could not be read to look for --vhost-user";
+	nic->vhost = !hugetlbfs && passt_vu > 0;
 }

@@ -13,8 +13,11 @@
  *                        (192.168.33.15); the netmask is /24
  *   tapif, script, downscript   tap only, as in kvmtool
  *   trans=pci|mmio       this NIC's virtio transport
- *   vhost=0|1            tap only: 1 has the host kernel's vhost-net serve
- *                        the rings (/dev/vhost-net)
+ *   vhost=0|1            1: tap: the host kernel's vhost-net serves the
+ *                        rings (/dev/vhost-net); user: passt's vhost-user
+ *                        back-end does.  0: lkvm moves the frames.  A
+ *                        user-mode NIC without vhost= gets vhost-user when
+ *                        passt offers it (netopt_choose_vhost())
  *   fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT
  *                        user mode: connections to HOSTPORT on the host
  *                        (on ADDR only, if given) reach GUESTPORT in the
@@ -50,5 +53,14 @@ int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
  * fd=), else NULL.  mq=1 is accepted by netopt_parse() as a no-op.
  */
 const char *netopt_unsupported(const char *kv, size_t n);
+
+/*
+ * A user-mode NIC's vhost, decided before guest RAM is made (vhost-user
+ * needs it a shared memfd): vhost= when given, else vhost-user when
+ * passt_vu > 0 (the installed passt offers --vhost-user: 1, it does not:
+ * 0, it could not be read: -errno) and guest RAM is not on --hugetlbfs.
+ * The reason goes to nic->vhost_why.  Other NICs are left alone.
+ */
+void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs, int passt_vu);
 
 #endif

@@ -14,8 +14,10 @@
 #include "lib/opt.h"
 #include "vmm/board/loader.h"
 #include "vmm/cmd/cmd.h"
+#include "vmm/cmd/netopt.h"
 #include "vmm/cmd/run_cli.h"
 #include "vmm/exit_codes.h"
+#include "vmm/host/usernet.h"
 #include "vmm/sandbox/sandbox.h"
 
 /*
@@ -35,6 +37,40 @@ static int kernel_opens(const char *path, FILE *err)
 	}
 	close(fd);
 	return 0;
+}
+
+/*
+ * Each user-mode NIC's vhost (netopt_choose_vhost()), before guest RAM is
+ * made; passt is looked at once, and only for a NIC without vhost= (and
+ * not on --hugetlbfs).  Not installed: nothing said here, the NIC's
+ * start says it.  One --debug line a NIC.
+ */
+static void run_choose_vhost(struct vm_config *cfg)
+{
+	char passt[CONFIG_PATH_MAX];
+	bool probed = false;
+	int vu = 0;
+
+	for (unsigned int i = 0; i < cfg->nr_nics; i++) {
+		struct nic_config *nic = &cfg->nics[i];
+		bool probe = !nic->vhost_given && !cfg->hugetlbfs;
+
+		if (nic->mode != NIC_MODE_USER)
+			continue;
+		if (probe && !probed) {
+			probed = true;
+			vu = usernet_find_passt(passt, sizeof(passt)) ?
+				     -ENOENT :
+				     usernet_passt_vhost_user(passt);
+		}
+		if (probe && vu == -ENOENT)
+			continue; /* not installed: nic_user_open() says so */
+		netopt_choose_vhost(nic, cfg->hugetlbfs != NULL, vu);
+		pr_debug("-n: user-mode NIC %u: %s (%s)", i,
+			 nic->vhost ? "passt over vhost-user" :
+				      "passt's socket mode",
+			 nic->vhost_why);
+	}
 }
 
 /*
@@ -68,6 +104,7 @@ int cmd_run(const struct cmd_ctx *ctx, int argc, char **argv)
 	if (ret)
 		return ret < 0 ? LKVM_EXIT_USAGE : 0;
 	log_level = cfg.loglevel;
+	run_choose_vhost(&cfg);
 	if (cfg.kernel && kernel_opens(cfg.kernel, ctx->err))
 		return LKVM_EXIT_HOST_ERROR;
 	/* A bad kernel fails the run before a root is made for it. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -141,6 +142,41 @@ int usernet_find_passt(char *path, size_t size)
 	}
 	path[0] = '\0';
 	return -ENOENT;
+}
+
+/*
+ * Its --help names --vhost-user when passt has the option (Debian's
+ * passt from 2025 on): looking for that text in the program file costs a
+ * read of it from the page cache, where running passt --help would cost
+ * a fork and an exec on every boot.  A passt that is a script or a
+ * wrapper reads as one without it (socket mode, which always works).
+ */
+#define USERNET_VU_HELP "--vhost-user"
+#define USERNET_PROBE_MAX (64 << 20)
+
+int usernet_passt_vhost_user(const char *passt)
+{
+	int fd = open(passt, O_RDONLY | O_CLOEXEC), ret = 0;
+	struct stat st;
+	void *p;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size ||
+	    st.st_size > USERNET_PROBE_MAX) {
+		close(fd);
+		return -EINVAL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return ret;
+	ret = memmem(p, (size_t)st.st_size, USERNET_VU_HELP,
+		     strlen(USERNET_VU_HELP)) != NULL;
+	munmap(p, (size_t)st.st_size);
+	return ret;
 }
 
 static void usernet_status_text(int status, char *buf, size_t size)

@@ -66,6 +66,13 @@ int usernet_build_argv(struct usernet_argv *a, const char *passt,
 int usernet_find_passt(char *path, size_t size);
 
 /*
+ * Whether the passt program at path has a vhost-user back-end (its
+ * --help names --vhost-user; the file is read, not run): 1 yes, 0 no,
+ * -errno when it cannot be read.
+ */
+int usernet_passt_vhost_user(const char *passt);
+
+/*
  * Find and start passt for nic, wait until it is ready.  0; -ENOENT when
  * passt is not installed (nothing printed); -EINTR, nothing printed, when
  * cancel_fd (a signalfd, or -1) became readable meanwhile; other -errno
