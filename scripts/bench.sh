@@ -79,10 +79,12 @@ want blk && bench "virtio-blk throughput and exits per MiB" \
 want qcow2 && bench "virtio-blk throughput: qcow2 through qemu-storage-daemon against raw" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-blk.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-qcow2.sh"
-# lkvm's tap and user-mode network (passt, and passt over vhost-user with
-# -n mode=user,vhost=1) and, if KVMTOOL names a riscv64
-# kvmtool binary, kvmtool's user-mode network, in turns on one AIA host.
-want net && bench "guest to host TCP: lkvm tap, user-mode and user-mode vhost=1${KVMTOOL:+, kvmtool user-mode}" \
+# lkvm's tap (lkvm's own and vhost-net) and user-mode network (passt's
+# socket mode, and the default: passt over vhost-user) and, if KVMTOOL
+# names a riscv64 kvmtool binary, kvmtool's tap with vhost-net and its
+# user-mode network, in turns on one AIA host (kvmtool's vhost needs an
+# in-kernel irqchip).
+want net && bench "guest to host TCP: lkvm tap, tap vhost=1, user-mode vhost=0 and default${KVMTOOL:+, kvmtool tap vhost=1, kvmtool user-mode}" \
 	--aia "${kvmtool_add[@]}" \
 	--guest-test "$RVKVM_TOP/tests/bench/guest-net.sh" \
 	--test "$RVKVM_TOP/tests/bench/host-net.sh"

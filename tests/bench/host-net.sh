@@ -1,13 +1,17 @@
 #!/bin/sh
 # Runs in the emulated host (scripts/bench.sh): guest -> host TCP
 # throughput, 16 MiB pushed by the guest with busybox nc to a busybox nc
-# listening in the host, over lkvm's virtio-net with a tap, with lkvm's
-# user-mode network (passt: frames through lkvm's socket, and with
-# vhost=1 passt's own vhost-user back-end on the guest's rings) and, if
-# ./kvmtool is there, with kvmtool's
-# user-mode network (its uip), in turns, 3 rounds.  Timed in the host from
-# the first byte to the last (the 16 MiB-th, or the last before the VMM
-# exited).  Prints "BENCH name value unit".
+# listening in the host, in turns, 3 rounds:
+#   lkvm-tap          lkvm's virtio-net on a tap, frames through lkvm
+#   lkvm-tap-vhost    the same tap with vhost=1: the host kernel's vhost-net
+#   lkvm-user-socket  passt with vhost=0: frames through lkvm's socket
+#   lkvm-user         the default NIC: passt over vhost-user where passt
+#                     offers it (its own back-end on the guest's rings)
+# and, if ./kvmtool is there, kvmtool on the tap with vhost=1
+# (kvmtool-tap-vhost) and kvmtool's user-mode network (its uip,
+# kvmtool-user).  Timed in the host from the first byte to the last (the
+# 16 MiB-th, or the last before the VMM exited).  Prints "BENCH name
+# value unit".
 now() {
 	cut -d' ' -f1 /proc/uptime
 }
@@ -61,12 +65,18 @@ run() {
 	fi
 }
 img=guest-guest-net.cpio.gz
+tap=mode=tap,tapif=benchtap0
 for round in 1 2 3; do
 	run "lkvm-tap-r$round" ./lkvm run -k Image -i $img -m 256 -c 1 \
-		-p rvkvm.net=static -n mode=tap,tapif=benchtap0
+		-p rvkvm.net=static -n $tap
+	run "lkvm-tap-vhost-r$round" ./lkvm run -k Image -i $img -m 256 -c 1 \
+		-p rvkvm.net=static -n $tap,vhost=1
+	[ -x ./kvmtool ] && run "kvmtool-tap-vhost-r$round" ./kvmtool run \
+		-k Image -i $img -m 256 -c 1 -p "console=ttyS0 rvkvm.net=static" \
+		-n $tap,vhost=1
+	run "lkvm-user-socket-r$round" ./lkvm run -k Image -i $img -m 256 \
+		-c 1 -n mode=user,vhost=0
 	run "lkvm-user-r$round" ./lkvm run -k Image -i $img -m 256 -c 1
-	run "lkvm-user-vhost-r$round" ./lkvm run -k Image -i $img -m 256 -c 1 \
-		-n mode=user,vhost=1
 	[ -x ./kvmtool ] && run "kvmtool-user-r$round" ./kvmtool run -k Image \
 		-i $img -m 256 -c 1 --virtio-transport mmio -p console=ttyS0 \
 		-n mode=user

@@ -634,11 +634,14 @@ static const struct opt run_opts[] = {
 	      "user (passt):\n"
 	      "host_mac=MAC (02:01:01:01:01:01),\n"
 	      "fwd=tcp|udp:[ADDR:]HOSTPORT:GUESTPORT (host\n"
-	      "port to guest port; repeatable), vhost=1\n"
-	      "(passt's vhost-user back-end moves the frames\n"
-	      "in guest RAM itself).  Without -n:\n"
-	      "one user-mode NIC (no NIC, with a warning, if\n"
-	      "passt is not installed)") },
+	      "port to guest port; repeatable), vhost=0|1\n"
+	      "(1: passt's vhost-user back-end moves the\n"
+	      "frames in guest RAM itself, guest RAM a shared\n"
+	      "memfd; 0: lkvm moves them over passt's socket;\n"
+	      "default: vhost-user when passt offers it and\n"
+	      "no --hugetlbfs).  Without -n: one user-mode\n"
+	      "NIC (no NIC, with a warning, if passt is not\n"
+	      "installed)") },
 	{ OPT("no-dhcp", 0, NULL, opt_set_true,
 	      "No DHCP: a setup root's kernel gets no\n"
 	      "ip=dhcp (as kvmtool) and the user-mode\n"
