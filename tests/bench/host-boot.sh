@@ -53,8 +53,9 @@ done
 # initramfs, no NIC, no default devices: -n mode=none --nodefaults), from
 # exec to the guest's init ("rvkvm-init: guest up") and to the VMM's exit
 # (the guest powers off); and "plain", kvmtool's "lkvm run -k Image" with
-# each VMM's defaults: its default NIC (lkvm: passt; kvmtool: its own
-# user-mode stack) and its default root (~/.lkvm/default over 9p, a shell
+# each VMM's defaults: its default NIC (lkvm: passt, over vhost-user
+# where passt offers it, and "lkvm-socket" with -n mode=user,vhost=0;
+# kvmtool: its own user-mode stack) and its default root (~/.lkvm/default over 9p, a shell
 # on the console; each VMM with a HOME of its own), from exec to the
 # guest's init (the kernel's "Run /virt/init") and to the VMM's exit after
 # "poweroff -f" is typed into that shell a second later (that second
@@ -186,6 +187,10 @@ for round in 1 2 3; do
 		-p console=ttyS0
 	mkdir -p /tmp/home-lkvm /tmp/home-kvmtool
 	vmm_once plain "lkvm-r$round" env HOME=/tmp/home-lkvm ./lkvm run -k Image
+	# The default NIC in passt's socket mode: guest RAM private, not the
+	# memfd shared with passt that vhost-user (the default) needs.
+	vmm_once plain "lkvm-socket-r$round" env HOME=/tmp/home-lkvm ./lkvm run \
+		-k Image -n mode=user,vhost=0
 	[ -x ./kvmtool ] && vmm_once plain "kvmtool-r$round" \
 		env HOME=/tmp/home-kvmtool ./kvmtool run -k Image
 done

@@ -36,6 +36,17 @@ pid=$!
 exec 3>/tmp/ctl
 wait_for guest-ready /tmp/d.log
 passt_pid=$(own_pidof passt)
+# For the record: the host's transparent huge page settings and how the
+# guest RAM (lkvm's largest mapping, the shared memfd) is backed.
+thp=/sys/kernel/mm/transparent_hugepage
+echo "host-thp: enabled: $(cat $thp/enabled 2>/dev/null) shmem_enabled: $(cat $thp/shmem_enabled 2>/dev/null)"
+awk '/^[0-9a-f]+-[0-9a-f]+ / { h = $0; next }
+	$1 == "Size:" { s = $2 }
+	$1 == "Rss:" { r = $2 }
+	$1 == "ShmemPmdMapped:" { p = $2 }
+	$1 == "AnonHugePages:" { a = $2 }
+	$1 == "VmFlags:" && s > big { big = s; out = h " Size " s " Rss " r " ShmemPmdMapped " p " AnonHugePages " a }
+	END { print "guest-ram-mapping: " out }' /proc/$pid/smaps 2>/dev/null
 echo fetch >&3
 wait_for guest-fetching /tmp/d.log
 kill -9 $passt_pid
