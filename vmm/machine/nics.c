@@ -400,7 +400,7 @@ static int nic_vu_open(struct nic *nic, const struct vm *vm)
 	int ret;
 
 	if (vm->ram_fd < 0) {
-		pr_err("-n mode=user,vhost=1: guest RAM is not shareable");
+		pr_err("user-mode NIC (vhost-user): guest RAM is not shareable");
 		return -EINVAL;
 	}
 	vhost_user_init(&nic->vu, nic->user.fd, vm->ram_fd, 0);
@@ -409,14 +409,14 @@ static int nic_vu_open(struct nic *nic, const struct vm *vm)
 	nic->vu.timeout_ms = VHOST_USER_TIMEOUT_MS;
 	if (ret == -ECONNRESET) {
 		usernet_reap(&nic->user, why, sizeof(why));
-		pr_err("-n mode=user,vhost=1: passt %s at start-up (see its message above)",
+		pr_err("user-mode NIC (vhost-user): passt %s at start-up (see its message above)",
 		       why);
 	} else if (ret) {
-		pr_err("-n mode=user,vhost=1: passt (vhost-user) %s failed: %s",
+		pr_err("user-mode NIC (vhost-user): passt %s failed: %s",
 		       vhost_req_name(nic->vh.failed),
 		       nic->vu.why ? nic->vu.why : strerror(-ret));
 	} else if ((nic->vh.features & NIC_VU_NEEDED) != NIC_VU_NEEDED) {
-		pr_err("-n mode=user,vhost=1: passt lacks VERSION_1 (features %#llx)",
+		pr_err("user-mode NIC (vhost-user): passt lacks VERSION_1 (features %#llx)",
 		       (unsigned long long)nic->vh.features);
 		ret = -EOPNOTSUPP;
 	} else {
