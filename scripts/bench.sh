@@ -140,6 +140,21 @@ sed -n 's/^BENCH \([^ ]*\) \(.*\)$/\1 \2/p' "$log" | tr -d '\r' |
 		printf '%-36s %s\n' "$name" "$value${unit:+ $unit}"
 	done
 
+# The net group: each variant's mean over its rounds (a failed round, which
+# prints no figure, counts in none; its line is in the table above).
+net_re='^BENCH tcp-guest-to-host-16MiB-\([a-z-]*\)-r[0-9] \([0-9][0-9.]*\) MiB/s'
+if grep -q "$net_re" "$log"; then
+	echo
+	sed -n "s|$net_re.*|\1 \2|p" "$log" | tr -d '\r' | awk '
+		{ if (!($1 in n)) order[++k] = $1; sum[$1] += $2; n[$1]++ }
+		END {
+			printf "%-36s %10s %7s\n", "guest to host TCP (mean of rounds)", "MiB/s", "rounds"
+			for (i = 1; i <= k; i++)
+				printf "%-36s %10.2f %7d\n", order[i],
+					sum[order[i]] / n[order[i]], n[order[i]]
+		}'
+fi
+
 # The irqchip runs side by side: the mean of the rounds per VMM (lkvm with
 # each irqchip and transport, kvmtool), and lkvm on virtio-mmio with the
 # AIA against kvmtool (the same transport and irqchip).

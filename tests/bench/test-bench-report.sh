@@ -103,3 +103,26 @@ t fs-failed-line-shown grep -q '^lkvm-virtiofs-r2-c1-fs-stat-files/s *failed (mo
 t vsock-all-failed-no-mean test "$(row c1-vsock-rtt-us)" = "500.00 - - 250.00 2.00 - - - - -"
 t vsock-failed-line-shown grep -q '^lkvm-hvsock-r1-c1-vsock-rtt-us *failed$' "$tmp/out"
 t figures-not-in-main-table bash -c "! grep -q '^lkvm-r1-c1-fs-stat' '$tmp/out'"
+
+# The net group: each variant's mean over the rounds that have a figure;
+# a failed round (kvmtool-tap-vhost's second) counts in none and keeps
+# its line in the main table.
+cat >"$log" <<'EOF2'
+BENCH tcp-guest-to-host-16MiB-lkvm-tap-r1 2.00 MiB/s
+BENCH tcp-guest-to-host-16MiB-lkvm-tap-vhost-r1 4.00 MiB/s
+BENCH tcp-guest-to-host-16MiB-kvmtool-tap-vhost-r1 3.00 MiB/s
+BENCH tcp-guest-to-host-16MiB-lkvm-user-r1 1.50 MiB/s
+BENCH tcp-guest-to-host-16MiB-lkvm-user-r1-bytes 16000001 bytes
+BENCH tcp-guest-to-host-16MiB-lkvm-tap-r2 3.00 MiB/s
+BENCH tcp-guest-to-host-16MiB-lkvm-tap-vhost-r2 5.00 MiB/s
+BENCH tcp-guest-to-host-16MiB-kvmtool-tap-vhost-r2 failed (0 bytes)
+BENCH tcp-guest-to-host-16MiB-lkvm-user-r2 2.50 MiB/s
+EOF2
+report >"$tmp/out"
+net() { awk -v k="$1" '$1 == k { print $2, $3 }' "$tmp/out"; }
+t net-header grep -q '^guest to host TCP (mean of rounds) *MiB/s *rounds$' "$tmp/out"
+t net-tap-mean test "$(net lkvm-tap)" = "2.50 2"
+t net-vhost-not-tap test "$(net lkvm-tap-vhost)" = "4.50 2"
+t net-failed-round-not-counted test "$(net kvmtool-tap-vhost)" = "3.00 1"
+t net-bytes-line-not-a-round test "$(net lkvm-user)" = "2.00 2"
+t net-failed-line-shown grep -q '^tcp-guest-to-host-16MiB-kvmtool-tap-vhost-r2 *failed (0 bytes)$' "$tmp/out"
