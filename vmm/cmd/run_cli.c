@@ -639,9 +639,9 @@ static const struct opt run_opts[] = {
 	      "frames in guest RAM itself, guest RAM a shared\n"
 	      "memfd; 0: lkvm moves them over passt's socket;\n"
 	      "default: vhost-user when passt offers it and\n"
-	      "no --hugetlbfs).  Without -n: one user-mode\n"
-	      "NIC (no NIC, with a warning, if passt is not\n"
-	      "installed)") },
+	      "no --hugetlbfs).  Without -n:\n"
+	      "one user-mode NIC (no NIC, with a warning, if\n"
+	      "passt is not installed)") },
 	{ OPT("no-dhcp", 0, NULL, opt_set_true,
 	      "No DHCP: a setup root's kernel gets no\n"
 	      "ip=dhcp (as kvmtool) and the user-mode\n"
