@@ -39,10 +39,6 @@
 	 VIRTIO_BIT(5) /* RO */ | VIRTIO_BIT(6) /* BLK_SIZE */ |         \
 	 VIRTIO_BIT(9) /* FLUSH */ | VIRTIO_BIT(VIRTIO_BLK_F_TOPOLOGY) | \
 	 VIRTIO_BIT(13) /* DISCARD */ | VIRTIO_BIT(14) /* WRITE_ZEROES */)
-/* What the transport offers: the back-end must have it. */
-#define VIRTIO_BLK_USER_NEEDED                                             \
-	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | \
-	 VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
 
 struct virtio_blk_user {
 	struct virtio_backed b;
