@@ -2,7 +2,7 @@
 /*
  * virtio-blk whose request queue a vhost-user back-end serves
  * (qemu-storage-daemon's vhost-user-blk export, through the glue in
- * vmm/machine/qsdisks.c): a device of virtio/backed.h with device ID 2,
+ * vmm/machine/qsdisk.c): a device of virtio/backed.h with device ID 2,
  * one request queue, and the back-end's configuration space (read with
  * GET_CONFIG at start-up) and device feature bits.
  *
