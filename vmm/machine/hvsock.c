@@ -93,10 +93,13 @@ static uint64_t hvsock_now_ms(void *opaque)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* In the struct's order (each member's type differs: the compiler checks). */
 static const struct vsock_hy_host_ops hvsock_ops = {
-	hvsock_connect,	    hvsock_send,  hvsock_recv,
-	hvsock_shutdown_wr, hvsock_close, hvsock_now_ms,
+	.connect = hvsock_connect,
+	.send = hvsock_send,
+	.recv = hvsock_recv,
+	.shutdown_wr = hvsock_shutdown_wr,
+	.close = hvsock_close,
+	.now_ms = hvsock_now_ms,
 };
 
 /* Does a process listen on the socket at a? */
