@@ -220,6 +220,9 @@ static const struct sc_ioctl ioctls[] = {
 	{ KVM_IRQFD, IO_ANY },
 	{ KVM_IOEVENTFD, IO_ANY },
 	{ KVM_SIGNAL_MSI, IO_ANY },
+	/* The UART's transmit register batched, per boot (lifecycle.c). */
+	{ KVM_REGISTER_COALESCED_MMIO, IO_ANY },
+	{ KVM_UNREGISTER_COALESCED_MMIO, IO_ANY },
 	/* A guest reboot builds a new KVM VM (kvm_vm.c, kvm_aia.c). */
 	{ KVM_GET_API_VERSION, IO_ANY },
 	{ KVM_CHECK_EXTENSION, IO_ANY },

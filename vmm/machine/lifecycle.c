@@ -309,6 +309,39 @@ static int step_load(struct machine *m)
 					 entry.a1);
 }
 
+/*
+ * The UART's transmit register, while the guest polls the UART (Linux's
+ * console, earlycon, firmware: each byte after a read of LSR), goes
+ * through KVM's coalesced MMIO ring: the byte waits for the next exit
+ * (that LSR read) instead of exiting itself, halving the exits of a
+ * console line.  Once the guest enables the THR-empty interrupt it
+ * expects that interrupt after each THR write, which the ring would
+ * delay: the window is given back to the exit path until the next reset.
+ */
+static void uart_batch(struct machine *m, bool on)
+{
+	int ret = kvm_coalesce(&m->vm, m->board.uart.res.base + UART8250_THR, 1,
+			       on);
+
+	if (ret && ret != -ENOTSUP)
+		pr_once(LOG_WARN, "coalesced MMIO for the UART: %s",
+			strerror(-ret));
+}
+
+static void uart_thri_first(void *opaque)
+{
+	uart_batch(opaque, false);
+}
+
+/* Per boot, once the vCPUs (and so the ring's mapping) exist. */
+static int step_batch(struct machine *m)
+{
+	kvm_coalesced_open(&m->vm);
+	uart8250_on_thri(&m->board.uart, uart_thri_first, m);
+	uart_batch(m, true);
+	return 0;
+}
+
 static const struct boot_step boot_steps[] = {
 	{ "irqchip", step_irqchip, NULL, false },
 	{ "ram", step_ram_up, step_ram_down, false },
@@ -321,6 +354,7 @@ static const struct boot_step boot_steps[] = {
 	{ "ioeventfds", step_ioeventfds, step_ioeventfds_down, true },
 	{ "memslot", step_memslot, NULL, true },
 	{ "vcpus", step_vcpus_up, step_vcpus_down, true },
+	{ "batch", step_batch, NULL, true },
 	{ "aia", step_aia_up, step_aia_down, true },
 	{ "load", step_load, NULL, true },
 };
@@ -420,6 +454,7 @@ static int machine_warm_reset(struct machine *m)
 	if (ret)
 		return ret;
 	kvm_ram_zero(vm);
+	uart_batch(m, true); /* the UART was reset: polled again */
 	return step_load(m);
 }
 
