@@ -319,23 +319,41 @@ static int loader_get_kernel(const struct guest_mem *mem, const char *path,
 	return ret;
 }
 
+/*
+ * The file's size and its first bytes are all the checks need: the kernel
+ * is read once, by the load (megabytes less to read and map at start).
+ */
 int loader_probe_kernel(const char *path, uint64_t ram_size,
 			struct image_why *why)
 {
+	uint8_t head[4096];
 	struct image_why inner;
 	struct image_info info;
 	struct stat st;
-	size_t len = 0;
-	void *buf = NULL;
-	int ret;
+	ssize_t n;
+	int fd, ret = 0;
 
 	/* A pipe (-k <(zcat ...)) can be read once only: the load's. */
 	if (!stat(path, &st) && !S_ISREG(st.st_mode))
 		return 0;
-	ret = loader_read_file(path, ram_size, &buf, &len, &inner);
-	if (!ret && !image_is_gzip(buf, len))
-		ret = image_parse(buf, len, ram_size, &info, &inner);
-	free(buf);
+	fd = loader_open(path,
+			 ram_size < SIZE_MAX / 2 ? ram_size : SIZE_MAX / 2, &st,
+			 &inner);
+	if (fd < 0) {
+		ret = fd;
+	} else {
+		n = pread(fd, head, sizeof(head), 0);
+		if (n < 0) {
+			ret = -errno;
+			image_why_set(&inner, "read failed: %s",
+				      strerror(errno));
+		} else if (!image_is_gzip(head, (size_t)n)) {
+			ret = image_parse_head(head, (size_t)n,
+					       (size_t)st.st_size, ram_size,
+					       &info, &inner);
+		}
+		close(fd);
+	}
 	if (ret)
 		image_why_set(why, "kernel %s: %s", path, inner.msg);
 	return ret;
