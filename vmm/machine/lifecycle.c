@@ -369,12 +369,23 @@ static void steps_down(struct machine *m, size_t to, bool per_boot_only)
 			boot_steps[to].down(m);
 }
 
-static uint64_t now_us(void)
+static uint64_t clock_us(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static uint64_t now_us(void)
+{
+	return clock_us(CLOCK_MONOTONIC);
+}
+
+/* lkvm's CPU time so far, all threads. */
+static uint64_t cpu_us(void)
+{
+	return clock_us(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 /*
@@ -385,7 +396,7 @@ static uint64_t now_us(void)
 static int steps_up(struct machine *m, bool per_boot_only, size_t *done)
 {
 	for (size_t i = 0; i < NR_STEPS; i++) {
-		uint64_t t0;
+		uint64_t t0, c0;
 		int ret;
 
 		if (per_boot_only && !boot_steps[i].per_boot)
@@ -396,13 +407,15 @@ static int steps_up(struct machine *m, bool per_boot_only, size_t *done)
 		}
 		pr_debug("boot step %s", boot_steps[i].name);
 		t0 = now_us();
+		c0 = cpu_us();
 		ret = boot_steps[i].up(m);
 		if (ret) {
 			*done = i;
 			return ret;
 		}
-		pr_debug("boot step %s: %.1f ms", boot_steps[i].name,
-			 (now_us() - t0) / 1000.0);
+		pr_debug("boot step %s: %.1f ms (CPU %.1f ms)",
+			 boot_steps[i].name, (now_us() - t0) / 1000.0,
+			 (cpu_us() - c0) / 1000.0);
 	}
 	*done = NR_STEPS;
 	return 0;
@@ -481,8 +494,13 @@ int machine_run(struct machine *m, int sfd)
 	m->sfd = sfd;
 	ret = steps_up(m, false, &done);
 	/* Set up: from here on only the system calls seccomp.c allows. */
-	if (!ret && !m->vm.cfg->no_seccomp)
+	if (!ret && !m->vm.cfg->no_seccomp) {
+		uint64_t t0 = now_us(), c0 = cpu_us();
+
 		ret = seccomp_install(m->vm.cfg);
+		pr_debug("seccomp filter: %.1f ms (CPU %.1f ms)",
+			 (now_us() - t0) / 1000.0, (cpu_us() - c0) / 1000.0);
+	}
 	while (!ret && machine_run_once(m, sfd)) {
 		uint64_t t0 = now_us();
 		bool kept;
