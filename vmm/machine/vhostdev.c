@@ -30,6 +30,10 @@ int vhostdev_init(struct vhostdev *d, struct virtio_mmio *vm,
 	return 0;
 }
 
+/* Every ring of every slot can have its route: ENOSPC is never the guest's. */
+_Static_assert(BOARD_VIRTIO_SLOTS *VHOST_MAX_RINGS <= GSI_ROUTES_MSI_MAX,
+	       "gsi_routes.h must hold a route per vhost ring");
+
 static void vhostdev_msix_changed(void *opaque)
 {
 	vhostdev_update(opaque);
