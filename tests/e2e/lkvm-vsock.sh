@@ -55,6 +55,8 @@ t vsock-no-failure lacks "needs a reset" /tmp/v.log
 if has "virtio-vsock: virtio-pci .*MSI-X" /tmp/v.log; then
 	t vsock-irq-irqfd-planned has "virtio-vsock: vhost interrupts: KVM irqfd on each ring's MSI-X vector" /tmp/v.log
 	t vsock-irq-irqfd-taken has "virtio-vsock: ring [0-9]: call eventfd is a KVM irqfd, GSI" /tmp/v.log
+	# in both boots: the reboot's reset relays, the new boot's MSI-X binds
+	t vsock-irq-irqfd-each-boot [ "$(grep -c "virtio-vsock: ring [0-9]: call eventfd is a KVM irqfd" /tmp/v.log)" -ge 2 ]
 	t vsock-irq-route-ok lacks "no MSI route" /tmp/v.log
 else
 	t vsock-irq-relayed has "virtio-vsock: vhost interrupts: relayed by lkvm" /tmp/v.log
@@ -63,6 +65,9 @@ fi
 case "$irqchip_args" in
 *mmio*) ;;
 *aia*) t vsock-irq-aia-msix has "virtio-vsock: virtio-pci .*MSI-X" /tmp/v.log ;;
+esac
+case "$irqchip_args" in
+*new-vm*) t vsock-new-vm-rebooted has "reboot: a new KVM VM built" /tmp/v.log ;;
 esac
 # A host without /dev/vhost-vsock (a private /dev that has only
 # /dev/kvm, /dev/null and /dev/urandom): one line, status 1.

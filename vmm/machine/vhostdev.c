@@ -168,6 +168,16 @@ static enum vhostdev_path vhostdev_path(struct vhostdev *d, unsigned int q,
 	return VHOSTDEV_PATH_IRQFD;
 }
 
+/* How many rings are on the irqfd. */
+static unsigned int vhostdev_irqfds(const struct vhostdev *d)
+{
+	unsigned int n = 0;
+
+	for (unsigned int q = 0; q < d->nr_rings; q++)
+		n += d->path[q] == VHOSTDEV_PATH_IRQFD;
+	return n;
+}
+
 /* Ring q onto the irqfd: false when KVM refused (the relay stays). */
 static bool vhostdev_to_irqfd(struct vhostdev *d, unsigned int q, uint64_t addr,
 			      uint32_t data)
@@ -182,10 +192,11 @@ static bool vhostdev_to_irqfd(struct vhostdev *d, unsigned int q, uint64_t addr,
 		d->said_fail = true;
 		return false;
 	}
-	if (!d->said_irqfd)
+	if (vhostdev_irqfds(d) == 0 && d->said_irqfd < VHOSTDEV_SAY_MAX) {
 		pr_debug("%s: ring %u: call eventfd is a KVM irqfd, GSI %u",
 			 d->name, q, gsi);
-	d->said_irqfd = true;
+		d->said_irqfd++;
+	}
 	/* Bound before the relay stops: no signal falls between the two. */
 	if (d->path[q] == VHOSTDEV_PATH_RELAY)
 		iothread_watch(d->io, d->call_fd[q], false);

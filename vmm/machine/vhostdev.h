@@ -31,8 +31,9 @@
  * spurious interrupt is harmless).  A guest reboot that builds a new VM
  * loses every route with it (gsi_routes_stop()); the device reset then
  * puts each ring back on the relay.  With --debug: one line per device
- * at set-up naming its path, and one the first time a ring takes the
- * irqfd.
+ * at set-up naming its path, and one when a ring takes the irqfd while
+ * none of the device's had it (once per boot, as a rule; at most
+ * VHOSTDEV_SAY_MAX per device: the guest decides how often).
  *
  * The device model calls start/stop/kick/dma with its transport lock
  * held; the relay and the path changes take that lock.  Nothing here
@@ -52,6 +53,8 @@
 #include "virtio/backed.h"
 
 struct vhostdev;
+
+#define VHOSTDEV_SAY_MAX 8
 
 enum vhostdev_path {
 	VHOSTDEV_PATH_NONE,  /* nobody reads the call eventfd */
@@ -75,9 +78,10 @@ struct vhostdev {
 	struct vhostdev_call calls[VHOST_MAX_RINGS];
 	struct gsi_routes *routes; /* KVM's AIA: MSI routes; else NULL */
 	enum vhostdev_path path[VHOST_MAX_RINGS]; /* as set up now */
-	bool gone;	 /* unwatched: the back-end is gone */
-	bool said_irqfd; /* --debug: the first irqfd said */
-	bool said_fail;	 /* a failed route said */
+	bool gone; /* unwatched: the back-end is gone */
+	/* --debug lines of a device taking the irqfd (bounded) */
+	unsigned int said_irqfd;
+	bool said_fail; /* a failed route said */
 };
 
 /* nr_rings call eventfds for the device on vm: 0 or -errno. */
