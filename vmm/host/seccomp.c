@@ -223,6 +223,8 @@ static const struct sc_ioctl ioctls[] = {
 	/* The UART's transmit register batched, per boot (lifecycle.c). */
 	{ KVM_REGISTER_COALESCED_MMIO, IO_ANY },
 	{ KVM_UNREGISTER_COALESCED_MMIO, IO_ANY },
+	/* The AIA: a vhost ring's MSI-X route changed (gsi_routes.c). */
+	{ KVM_SET_GSI_ROUTING, IO_ANY },
 	/* A guest reboot builds a new KVM VM (kvm_vm.c, kvm_aia.c). */
 	{ KVM_GET_API_VERSION, IO_ANY },
 	{ KVM_CHECK_EXTENSION, IO_ANY },

@@ -16,6 +16,7 @@
 #include "vmm/config.h"
 #include "vmm/isa.h"
 #include "lib/guest_mem.h"
+#include "vmm/kvm/gsi_routes.h"
 #include "vmm/kvm/mmio_bus.h"
 #include "vmm/kvm/sbi.h"
 
@@ -113,6 +114,8 @@ struct vm {
 	uint32_t cring_max;
 	bool cring_on;
 	pthread_mutex_t cring_lock;
+	/* The AIA's GSI routes for MSI irqfds (live while it exists). */
+	struct gsi_routes routes;
 	struct sbi_ctx sbi;
 	struct vm_stats stats;
 	struct vm_pause pause;
@@ -204,6 +207,12 @@ void kvm_irq_line(struct vm *vm, unsigned int src, int level);
 int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi);
 /* A message-signalled interrupt (an IMSIC address and identity). */
 void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data);
+/*
+ * The AIA was just created (KVM's default routing, aia's sources):
+ * vm->routes pushes its tables and binds its irqfds through KVM from now
+ * on, until gsi_routes_stop().  0 or -EINVAL.
+ */
+int kvm_routes_start(struct vm *vm, const struct aia_state *aia);
 
 /* kvm_cpu.c */
 int kvm_cpus_create(struct vm *vm);

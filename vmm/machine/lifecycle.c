@@ -80,6 +80,7 @@ static int step_devices_up(struct machine *m)
 		.harts = m->hart_ext,
 		.line = aia_line,
 		.msi = aia_msi,
+		.routes = m->irqchip == IRQCHIP_KIND_AIA ? &m->vm.routes : NULL,
 		.opaque = &m->vm,
 	};
 	int ret;
@@ -272,9 +273,10 @@ static int step_aia_up(struct machine *m)
 
 	if (!irqchip_in_kernel(m->irqchip))
 		return 0;
-	if (m->irqchip == IRQCHIP_KIND_AIA)
+	if (m->irqchip == IRQCHIP_KIND_AIA) {
 		ret = kvm_aia_create(&m->vm, &b->aia_params, &b->aia);
-	else
+		ret = ret ?: kvm_routes_start(&m->vm, &b->aia);
+	} else
 		ret = kvm_plic_create(&m->vm, b->plic.res.base,
 				      PLIC_MAX_SOURCES);
 	for (unsigned int i = 0; !ret && i < b->nr_virtio; i++) {
@@ -289,13 +291,16 @@ static int step_aia_up(struct machine *m)
 		if (ret)
 			pr_err("KVM_IRQFD: %s", strerror(-ret));
 	}
-	if (ret)
+	if (ret) {
+		gsi_routes_stop(&m->vm.routes);
 		kvm_aia_destroy(&m->vm);
+	}
 	return ret;
 }
 
 static void step_aia_down(struct machine *m)
 {
+	gsi_routes_stop(&m->vm.routes);
 	kvm_aia_destroy(&m->vm);
 }
 
