@@ -28,7 +28,7 @@
 
 /*
  * The most BPF instructions a hot ioctl may take through the filter: 19
- * to 31 with the binary tree, 94 to 106 when the filter walked the list.
+ * to 34 with the binary tree, 94 to 106 when the filter walked the list.
  */
 #define SECCOMP_HOT_MAX 40
 
