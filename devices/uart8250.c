@@ -322,6 +322,8 @@ static void uart_mmio_write(void *opaque, uint64_t offset, const void *data,
 			    unsigned int len)
 {
 	struct uart8250 *u = opaque;
+	void (*thri_first)(void *opaque) = NULL;
+	void *thri_opaque = NULL;
 	uint8_t val;
 	bool tx;
 
@@ -331,7 +333,14 @@ static void uart_mmio_write(void *opaque, uint64_t offset, const void *data,
 	pthread_mutex_lock(&u->lock);
 	tx = uart_write_reg(u, offset, val);
 	uart_update_irq(u);
+	if (!u->thri_seen && (u->ier & UART8250_IER_ETBEI)) {
+		u->thri_seen = true;
+		thri_first = u->thri_first;
+		thri_opaque = u->thri_opaque;
+	}
 	pthread_mutex_unlock(&u->lock);
+	if (thri_first)
+		thri_first(thri_opaque);
 	/* The sink takes or drops the byte: the UART holds none. */
 	if (tx && u->out.write)
 		(void)u->out.write(u->out.opaque, &val, 1);
@@ -351,6 +360,7 @@ static void uart_reset_locked(struct uart8250 *u)
 	u->overrun = false;
 	u->thr_ipending = false;
 	u->rx_armed = false;
+	u->thri_seen = false;
 	uart_rx_clear(u);
 	uart_update_irq(u);
 }
@@ -397,6 +407,15 @@ int uart8250_init(struct uart8250 *u, const struct dev_res *res,
 	u->irq_level = 0;
 	uart_reset_locked(u);
 	return 0;
+}
+
+void uart8250_on_thri(struct uart8250 *u, void (*fn)(void *opaque),
+		      void *opaque)
+{
+	pthread_mutex_lock(&u->lock);
+	u->thri_first = fn;
+	u->thri_opaque = opaque;
+	pthread_mutex_unlock(&u->lock);
 }
 
 void uart8250_destroy(struct uart8250 *u)

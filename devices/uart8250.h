@@ -118,6 +118,11 @@ struct uart8250 {
 	uint8_t rx_fifo[UART8250_FIFO_SIZE];
 	unsigned int rx_head;  /* index of the oldest byte */
 	unsigned int rx_count; /* bytes waiting, <= UART8250_FIFO_SIZE */
+
+	/* uart8250_on_thri(): called once per reset, without the lock. */
+	void (*thri_first)(void *opaque);
+	void *thri_opaque;
+	bool thri_seen; /* IER.ETBEI was set since the last reset */
 };
 
 /*
@@ -138,6 +143,15 @@ size_t uart8250_receive(struct uart8250 *u, const uint8_t *buf, size_t len);
 
 /* Bytes uart8250_receive() would take now (0 in loopback). */
 size_t uart8250_rx_space(struct uart8250 *u);
+
+/*
+ * fn(opaque) is called, outside the UART's lock, the first time after a
+ * reset that the guest enables the THR-empty interrupt: from then on it
+ * expects that interrupt after each THR write, so a THR write must reach
+ * the UART when it is made (the board batches them until then).
+ */
+void uart8250_on_thri(struct uart8250 *u, void (*fn)(void *opaque),
+		      void *opaque);
 
 /* Bus callbacks; opaque is the struct uart8250. */
 extern const struct mmio_ops uart8250_mmio_ops;

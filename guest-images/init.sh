@@ -65,7 +65,7 @@ exec </dev/console >/dev/console 2>&1
 # have no such thread: no wait.
 console_threads() { # prints the states of the console threads
 	for s in /proc/[0-9]*/stat; do
-		read -r _ comm state _ <"$s" 2>/dev/null || continue
+		read -r _ comm state _ 2>/dev/null <"$s" || continue
 		case "$comm" in "(pr/"*) printf %s "$state" ;; esac
 	done
 }

@@ -82,8 +82,8 @@ static void log_write_nb(const char *s, size_t len)
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	char line[512], out[540];
+	int n, saved_errno = errno;
 	va_list ap;
-	int n;
 
 	if ((int)level > log_level)
 		return;
@@ -99,4 +99,6 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		fputs(out, stderr);
 	else
 		log_write_nb(out, n);
+	/* Callers print strerror(errno), then return -errno. */
+	errno = saved_errno;
 }

@@ -30,6 +30,7 @@ void log_set_output(int fd, bool sock);
 /* Lines dropped so far because stderr was stalled. */
 unsigned long log_dropped(void);
 
+/* One line; errno is left as it was (pr_err(...strerror(errno)); return -errno). */
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

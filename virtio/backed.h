@@ -28,6 +28,13 @@
 #include "virtio/mmio.h"
 
 #define VIRTIO_BACKED_CONFIG_MAX 256
+/*
+ * The transport features the core always offers, so the rings the driver
+ * sets up may use them: a back-end must have every one.
+ */
+#define VIRTIO_BACKED_NEEDED                                               \
+	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | \
+	 VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
 
 /* What serves the queues; every op runs with the device's lock held. */
 struct virtio_backend {

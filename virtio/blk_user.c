@@ -24,7 +24,7 @@ int virtio_blk_user_check(const uint8_t *cfg, uint32_t len, uint64_t features,
 	*why = NULL;
 	if (len != VIRTIO_BLK_USER_CONFIG_SIZE)
 		*why = "a configuration of the wrong size";
-	else if ((features & VIRTIO_BLK_USER_NEEDED) != VIRTIO_BLK_USER_NEEDED)
+	else if ((features & VIRTIO_BACKED_NEEDED) != VIRTIO_BACKED_NEEDED)
 		*why = "no VERSION_1, INDIRECT_DESC or EVENT_IDX";
 	else if (le64_at(cfg + VIRTIO_BLK_CFG_CAPACITY) >=
 		 VIRTIO_BLK_USER_MAX_SECTORS)

@@ -2,7 +2,7 @@
 /*
  * virtio-blk whose request queue a vhost-user back-end serves
  * (qemu-storage-daemon's vhost-user-blk export, through the glue in
- * vmm/machine/qsdisks.c): a device of virtio/backed.h with device ID 2,
+ * vmm/machine/qsdisk.c): a device of virtio/backed.h with device ID 2,
  * one request queue, and the back-end's configuration space (read with
  * GET_CONFIG at start-up) and device feature bits.
  *
@@ -39,10 +39,6 @@
 	 VIRTIO_BIT(5) /* RO */ | VIRTIO_BIT(6) /* BLK_SIZE */ |         \
 	 VIRTIO_BIT(9) /* FLUSH */ | VIRTIO_BIT(VIRTIO_BLK_F_TOPOLOGY) | \
 	 VIRTIO_BIT(13) /* DISCARD */ | VIRTIO_BIT(14) /* WRITE_ZEROES */)
-/* What the transport offers: the back-end must have it. */
-#define VIRTIO_BLK_USER_NEEDED                                             \
-	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | \
-	 VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
 
 struct virtio_blk_user {
 	struct virtio_backed b;

@@ -83,6 +83,13 @@ static bool vpci_masked(const struct virtio_pci *vp, unsigned int v)
 	       (vp->table[v].ctrl & PCI_MSIX_ENTRY_MASKED);
 }
 
+/* Where a queue's vector goes may have changed: tell the hook. */
+static void vpci_msix_changed(const struct virtio_pci *vp)
+{
+	if (vp->hook.changed)
+		vp->hook.changed(vp->hook.opaque);
+}
+
 /* Send vector v's message, or keep it pending while it is masked. */
 static void vpci_msix_send(struct virtio_pci *vp, unsigned int v)
 {
@@ -140,6 +147,7 @@ static void vpci_msix_ctrl_locked(struct virtio_pci *vp, uint16_t ctrl)
 	if (!was && (vp->msix_ctrl & PCI_MSIX_FLAGS_ENABLE))
 		(void)virtio_core_isr_take_locked(vp->core);
 	vpci_msix_flush(vp);
+	vpci_msix_changed(vp);
 }
 
 static uint32_t vpci_table_read(const struct virtio_pci *vp, uint64_t off)
@@ -166,16 +174,18 @@ static void vpci_table_write(struct virtio_pci *vp, uint64_t off, uint32_t val)
 	switch (off % VIRTIO_PCI_MSIX_ENTRY) {
 	case 0:
 		virtio_core_set_half(&e->addr, false, val);
-		return;
+		break;
 	case 4:
 		virtio_core_set_half(&e->addr, true, val);
-		return;
+		break;
 	case 8:
 		e->data = val;
-		return;
+		break;
+	default:
+		e->ctrl = val & PCI_MSIX_ENTRY_MASKED;
+		vpci_msix_flush(vp);
 	}
-	e->ctrl = val & PCI_MSIX_ENTRY_MASKED;
-	vpci_msix_flush(vp);
+	vpci_msix_changed(vp);
 }
 
 /* --- common configuration ---------------------------------------------- */
@@ -303,6 +313,7 @@ static void vpci_queue_write(struct virtio_pci *vp, uint64_t off,
 	case VIRTIO_PCI_Q_MSIX:
 		if (virtio_core_sel_queue(c))
 			vp->queue_vector[c->queue_sel] = vpci_vector(vp, val);
+		vpci_msix_changed(vp);
 		return;
 	case VIRTIO_PCI_Q_ENABLE:
 		virtio_core_queue_enable_locked(c, val);
@@ -603,6 +614,7 @@ static void vpci_msix_reset(struct virtio_pci *vp)
 		};
 	if (vp->nr_vectors)
 		*vpci_cfg(vp, VIRTIO_PCI_CAP_MSIX + 3) = 0;
+	vpci_msix_changed(vp);
 }
 
 static void vpci_reset(void *opaque)
@@ -626,6 +638,7 @@ static void vpci_bus_master(void *opaque, bool on)
 	vp->bus_master = on;
 	virtio_core_set_dma_locked(vp->core, on);
 	vpci_msix_flush(vp);
+	vpci_msix_changed(vp);
 	virtio_core_unlock(vp->core);
 }
 
@@ -690,4 +703,33 @@ int virtio_pci_init(struct virtio_pci *vp, struct virtio_core *core,
 	virtio_core_set_dma_locked(core, false);
 	virtio_core_unlock(core);
 	return 0;
+}
+
+void virtio_pci_set_msix_hook(struct virtio_pci *vp,
+			      const struct virtio_pci_msix_hook *hook)
+{
+	virtio_core_lock(vp->core);
+	vp->hook = *hook;
+	virtio_core_unlock(vp->core);
+}
+
+enum virtio_pci_qmsi virtio_pci_queue_msi(const struct virtio_pci *vp,
+					  unsigned int q, uint64_t *addr,
+					  uint32_t *data)
+{
+	uint16_t v;
+
+	if (!vp->nr_vectors)
+		return VIRTIO_PCI_QMSI_NONE;
+	if (!(vp->msix_ctrl & PCI_MSIX_FLAGS_ENABLE))
+		return VIRTIO_PCI_QMSI_OFF;
+	v = q < VIRTIO_CORE_MAX_QUEUES ? vp->queue_vector[q] :
+					 VIRTIO_PCI_NO_VECTOR;
+	if (v >= vp->nr_vectors)
+		return VIRTIO_PCI_QMSI_NO_VECTOR;
+	if (vpci_masked(vp, v))
+		return VIRTIO_PCI_QMSI_MASKED;
+	*addr = vp->table[v].addr;
+	*data = vp->table[v].data;
+	return VIRTIO_PCI_QMSI_OK;
 }

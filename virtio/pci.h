@@ -107,6 +107,25 @@ struct virtio_pci_msi_sink {
 	void *opaque;
 };
 
+/*
+ * Told (core lock held) after anything that may change where a queue's
+ * vector goes (virtio_pci_queue_msi()): the table, a mask, MSI-X enable,
+ * a queue's vector, bus mastering, a reset.  Must not call into the core.
+ */
+struct virtio_pci_msix_hook {
+	void (*changed)(void *opaque);
+	void *opaque;
+};
+
+/* Why a queue's interrupt is not a message of its own right now. */
+enum virtio_pci_qmsi {
+	VIRTIO_PCI_QMSI_OK,	   /* *addr, *data: its vector's message */
+	VIRTIO_PCI_QMSI_NONE,	   /* no MSI-X offered (no message sink) */
+	VIRTIO_PCI_QMSI_OFF,	   /* MSI-X disabled: INTx */
+	VIRTIO_PCI_QMSI_NO_VECTOR, /* the queue has NO_VECTOR */
+	VIRTIO_PCI_QMSI_MASKED,	   /* vector or function masked, or no DMA */
+};
+
 struct virtio_pci_msix_entry {
 	uint64_t addr;
 	uint32_t data;
@@ -129,6 +148,7 @@ struct virtio_pci {
 	uint32_t pending; /* PBA */
 	unsigned int msgs_sent;
 	bool bus_master; /* Bus Master Enable, as the bridge reports it */
+	struct virtio_pci_msix_hook hook;
 };
 
 /*
@@ -138,5 +158,20 @@ struct virtio_pci {
  */
 int virtio_pci_init(struct virtio_pci *vp, struct virtio_core *core,
 		    const struct virtio_pci_msi_sink *sink);
+
+/* Install the MSI-X change hook (after init, before the guest runs). */
+void virtio_pci_set_msix_hook(struct virtio_pci *vp,
+			      const struct virtio_pci_msix_hook *hook);
+
+/*
+ * Core lock held.  Can queue q's interrupt go straight to its vector's
+ * message (MSI-X on, a vector in the table, neither it nor the function
+ * masked, bus mastering on)?  VIRTIO_PCI_QMSI_OK with *addr and *data,
+ * else why not (interrupts then go through virtio_core, which keeps a
+ * masked vector's message pending).
+ */
+enum virtio_pci_qmsi virtio_pci_queue_msi(const struct virtio_pci *vp,
+					  unsigned int q, uint64_t *addr,
+					  uint32_t *data);
 
 #endif

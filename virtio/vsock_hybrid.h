@@ -22,8 +22,9 @@
  * buffer (buf_alloc) and counts what reached the host socket (fwd_cnt);
  * guest bytes the host socket does not take at once wait in that buffer,
  * and a guest that sends more than its credit gets a RST.  Host bytes are
- * read only when the guest has credit and receive buffers, straight into
- * a receive buffer: nothing is held for the guest.  So a connection
+ * read only when the guest has credit and a popped receive buffer, as much
+ * as both allow, and copied into it at once: nothing is held for the
+ * guest.  So a connection
  * holds at most VSOCK_HY_BUF_ALLOC bytes, and there are at most
  * VSOCK_HY_MAX_CONNS (host peers still writing their line included).
  *

@@ -83,7 +83,8 @@ static int echo_one(int c)
 
 /*
  * Bind s to a (named name), listen, then accept count connections (0:
- * until killed) and echo each; "listening on NAME" once it listens.
+ * until killed), each given to handle; "listening on NAME" once it
+ * listens.
  */
 static int serve(int s, const struct sockaddr *a, socklen_t len,
 		 const char *name, unsigned long count, int (*handle)(int))

@@ -11,7 +11,8 @@
  *   sel bits 0-2  0 GET_FEATURES (and the protocol handshake it starts),
  *                 1 GET_VRING_BASE, 2 SET_VRING_NUM acked, 3 SET_MEM_TABLE
  *                 acked, 4 a whole ring life over vhost.c, 5 GET_CONFIG
- *                 of 8 * index + 4 bytes (CONFIG negotiated), 6-7 as 0-1
+ *                 of 8 * index + 4 bytes, or for index 0 the largest,
+ *                 VHOST_USER_CONFIG_MAX (CONFIG negotiated), 6-7 as 0-1
  *   sel bit 3     an eventfd rides with the first byte of the replies
  *   sel bits 4-6  the ring index
  * Checked against a reference reading of the replies: success exactly
@@ -236,7 +237,8 @@ static void run_op(struct vhost_user *u, unsigned int op, unsigned int index,
 		op_life(u, index);
 		break;
 	default:
-		op_config(u, p, len, 8 * index + 4);
+		op_config(u, p, len,
+			  index ? 8 * index + 4 : VHOST_USER_CONFIG_MAX);
 		break;
 	}
 }

@@ -86,6 +86,7 @@ CHECK(huge_on, !strcmp(c->hugetlbfs, "/mnt/huge"))
 CHECK(vsock_3, c->vsock_cid == 3)
 CHECK(vsock_max, c->vsock_cid == 4294967294ULL)
 CHECK(vsock_hex, c->vsock_cid == 0x10)
+CHECK(vsock_34, c->vsock_cid == 34)
 CHECK(vsock_socket,
       c->vsock_cid == 3 && !strcmp(c->vsock_socket, "/tmp/v.sock"))
 CHECK(vsock_no_socket, c->vsock_cid == 3 && !c->vsock_socket[0])
@@ -191,6 +192,11 @@ static const struct row rows[] = {
 	  REFUSED,
 	  NULL,
 	  "CID is 3" },
+	/* 32 characters: the whole number counts, not its first 31. */
+	{ "--vsock leading zeros",
+	  { "--vsock", "00000000000000000000000000000034" },
+	  OK,
+	  vsock_34 },
 	{ "--vsock -1", { "--vsock", "-1" }, REFUSED, NULL, "expected a CID" },
 	{ "--vsock x", { "--vsock", "x3" }, REFUSED, NULL, "expected a CID" },
 	{ "--vsock socket",

@@ -82,6 +82,33 @@ static void test_header_only(void **state)
 	free(img);
 }
 
+/* The checks from a file's first bytes and its size (the start-up probe). */
+static void test_parse_head(void **state)
+{
+	uint8_t *img = make_image(64, SZ_2M, SZ_1M);
+	struct image_info info;
+	struct image_why why;
+
+	(void)state;
+	assert_int_equal(image_parse_head(img, 64, SZ_1M, RAM_64M, &info, &why),
+			 0);
+	assert_int_equal(info.len, SZ_1M);
+	/* The file is larger than its image_size says. */
+	assert_int_equal(
+		image_parse_head(img, 64, SZ_1M + 1, RAM_64M, &info, &why),
+		-EINVAL);
+	assert_non_null(strstr(why.msg, "smaller than the Image itself"));
+	/* A file shorter than a header, whatever the buffer holds. */
+	assert_int_equal(image_parse_head(img, 64, 40, RAM_64M, &info, &why),
+			 -EINVAL);
+	assert_string_equal(
+		why.msg, "truncated: 40 bytes, a RISC-V Image header needs 64");
+	/* Too big for the guest: as the load would say. */
+	assert_int_equal(image_parse_head(img, 64, SZ_1M, SZ_2M, &info, &why),
+			 -EFBIG);
+	free(img);
+}
+
 static void test_truncated(void **state)
 {
 	uint8_t *img = make_image(64, SZ_2M, SZ_1M);
@@ -409,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_valid_header),
 		cmocka_unit_test(test_header_only),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_parse_head),
 		cmocka_unit_test(test_wrong_magic),
 		cmocka_unit_test(test_magic_hints),
 		cmocka_unit_test(test_big_endian_flag),

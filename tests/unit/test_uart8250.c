@@ -478,6 +478,38 @@ static void test_reset(void **state)
 	assert_int_equal(f->nr_tx, 0);
 }
 
+static void count_thri(void *opaque)
+{
+	(*(unsigned int *)opaque)++;
+}
+
+/*
+ * The board batches THR writes until the guest first enables the
+ * THR-empty interrupt: told once per reset, when ETBEI is first set (not
+ * for the other interrupts, not again while it stays or comes back).
+ */
+static void test_thri_first(void **state)
+{
+	struct fake *f = *state;
+	unsigned int calls = 0;
+
+	uart8250_on_thri(&f->u, count_thri, &calls);
+	wr(f, UART8250_IER, UART8250_IER_ERBFI);
+	wr(f, UART8250_THR, 'a');
+	assert_int_equal(calls, 0);
+	wr(f, UART8250_IER, UART8250_IER_ERBFI | UART8250_IER_ETBEI);
+	assert_int_equal(calls, 1);
+	wr(f, UART8250_IER, 0);
+	wr(f, UART8250_IER, UART8250_IER_ETBEI);
+	assert_int_equal(calls, 1);
+	uart8250_mmio_ops.reset(&f->u);
+	wr(f, UART8250_THR, 'b');
+	assert_int_equal(calls, 1);
+	wr(f, UART8250_IER, UART8250_IER_ETBEI);
+	assert_int_equal(calls, 2);
+	assert_int_equal(f->nr_tx, 2);
+}
+
 static void test_bad_access(void **state)
 {
 	struct fake *f = *state;
@@ -686,6 +718,7 @@ int main(void)
 		T(test_loopback),
 		T(test_msr_interrupt),
 		T(test_edges_only),
+		T(test_thri_first),
 		T(test_reset),
 		T(test_bad_access),
 		cmocka_unit_test(test_null_outputs),

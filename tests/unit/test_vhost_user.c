@@ -701,6 +701,32 @@ static void test_config_replies(void **state)
 	assert_int_equal(vhost_user_get_config(&f->u, cfg, sizeof(cfg)), -EIO);
 }
 
+/*
+ * The largest configuration the API takes (VHOST_USER_CONFIG_MAX bytes):
+ * the request is 12 + 12 + 256 bytes, more than any other lkvm sends.
+ */
+static void test_config_max(void **state)
+{
+	struct fake *f = *state;
+	uint8_t cfg[VHOST_USER_CONFIG_MAX],
+		req[12 + 12 + VHOST_USER_CONFIG_MAX];
+	int fds[MAX_FDS];
+
+	f->u.protocol = P_CONFIG;
+	reply_config(f, 12 + VHOST_USER_CONFIG_MAX, 0, VHOST_USER_CONFIG_MAX,
+		     0xcd);
+	assert_int_equal(vhost_user_get_config(&f->u, cfg, sizeof(cfg)), 0);
+	for (size_t i = 0; i < sizeof(cfg); i++)
+		assert_int_equal(cfg[i], 0xcd);
+	assert_int_equal(be_recv(f, req, sizeof(req), fds), 0);
+	/* Payload size 268 (0x10c) and config size 256 (0x100), le32. */
+	assert_int_equal(req[8], 0x0c);
+	assert_int_equal(req[9], 0x01);
+	assert_int_equal(req[16], 0x00);
+	assert_int_equal(req[17], 0x01);
+	expect_nothing(f);
+}
+
 static void config_lost(struct fake *f, uint32_t psize, uint32_t size,
 			uint32_t code, uint32_t flags)
 {
@@ -772,6 +798,7 @@ int main(void)
 		T(test_config_negotiated),
 		T(test_config_not_negotiated),
 		T(test_config_replies),
+		T(test_config_max),
 		T(test_config_short),
 		T(test_config_long),
 		T(test_config_size_field),

@@ -5,7 +5,10 @@
  * wires passt's vhost-user one, against a recording vhost transport: the
  * vhost-user start order with the driver's rings, kick and call eventfds,
  * bus mastering, a queue the driver left off, the relay of a call into
- * the device's interrupt, and the transport bits withheld.
+ * the device's interrupt, and the transport bits withheld; on virtio-pci
+ * with MSI routes (a fake KVM behind vmm/kvm/gsi_routes.c), the choice
+ * of each ring's interrupt path: irqfd while its MSI-X vector may fire,
+ * the relay otherwise, none once the back-end is gone.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +29,8 @@
 #include "lib/log.h"
 #include "virtio/mmio.h"
 #include "virtio/net.h"
+#include "virtio/pci.h"
+#include "vmm/kvm/gsi_routes.h"
 #include "vmm/machine/vhostdev.h"
 #include "tests/unit/virtq_mock.h"
 #include "slot_res.h"
@@ -43,6 +48,8 @@
 /* What passt's vhost-user back-end offers (and the protocol bit). */
 #define PASST_FEATURES (V1 | MRG | (1ULL << 30))
 #define MAX_LOG 64
+
+struct pfix;
 
 struct rec {
 	enum vhost_req req;
@@ -62,6 +69,7 @@ struct fix {
 	unsigned int n;
 	int fail_at; /* the n-th request fails with -EPIPE; 0: none */
 	int level;
+	struct pfix *pci; /* the virtio-pci tests' */
 };
 
 static int fake_req(void *opaque, enum vhost_req req, void *arg)
@@ -401,6 +409,308 @@ static void test_user_open_fails(void **state)
 	close(sv[1]);
 }
 
+/* --- virtio-pci with MSI routes: the interrupt path -------------------- */
+
+#define LINES 65
+#define IMSIC 0x28000000ULL
+
+struct pfix {
+	struct fix *fx;
+	struct board board;
+	struct gsi_routes routes;
+	struct iothread io;
+	int bound[1024]; /* a fake KVM: fd's bound GSI, -1: none */
+	uint64_t addr[GSI_ROUTES_KVM_MAX];
+	uint32_t data[GSI_ROUTES_KVM_MAX];
+	unsigned int sets, msgs;
+};
+
+static int fake_kvm_set(void *opaque, uint32_t nr_lines,
+			const struct gsi_msi_route *msi, unsigned int n)
+{
+	struct pfix *p = opaque;
+
+	assert_int_equal(nr_lines, LINES);
+	p->sets++;
+	for (unsigned int i = 0; i < n; i++) {
+		p->addr[msi[i].gsi] = msi[i].addr;
+		p->data[msi[i].gsi] = msi[i].data;
+	}
+	return 0;
+}
+
+static int fake_kvm_irqfd(void *opaque, int fd, uint32_t gsi, bool on)
+{
+	struct pfix *p = opaque;
+
+	assert_true(fd >= 0 && fd < 1024);
+	assert_int_equal(p->bound[fd], on ? -1 : (int)gsi);
+	p->bound[fd] = on ? (int)gsi : -1;
+	return 0;
+}
+
+static const struct gsi_route_ops kvm_ops = { fake_kvm_set, fake_kvm_irqfd };
+
+static void pci_msg(void *opaque, uint64_t addr, uint32_t data)
+{
+	__atomic_add_fetch(&((struct pfix *)opaque)->msgs, 1, __ATOMIC_SEQ_CST);
+}
+
+static int setup_pci(void **state)
+{
+	struct pfix *p = calloc(1, sizeof(*p));
+	struct fix *f;
+	const struct virtio_pci_msi_sink sink = { pci_msg, p };
+
+	assert_non_null(p);
+	assert_int_equal(setup(state), 0);
+	f = *state;
+	f->pci = p;
+	p->fx = f;
+	memset(p->bound, -1, sizeof(p->bound));
+	gsi_routes_init(&p->routes);
+	assert_int_equal(gsi_routes_start(&p->routes, &kvm_ops, p, LINES), 0);
+	p->board.chip.routes = &p->routes;
+	f->slot.board = &p->board;
+	f->slot.pci = true;
+	assert_int_equal(virtio_pci_init(&f->slot.vpci, &f->net.vm.core, &sink),
+			 0);
+	vhostdev_attach(&f->vd, &f->slot);
+	assert_non_null(f->slot.msix_hook.changed);
+	virtio_pci_set_msix_hook(&f->slot.vpci, &f->slot.msix_hook);
+	f->slot.vpci.func.ops->bus_master(&f->slot.vpci, true);
+	assert_int_equal(iothread_init(&p->io), 0);
+	assert_int_equal(vhostdev_watch(&f->vd, &p->io), 0);
+	assert_int_equal(iothread_start(&p->io), 0);
+	return 0;
+}
+
+static int teardown_pci(void **state)
+{
+	struct fix *f = *state;
+	struct pfix *p = f->pci;
+
+	iothread_stop(&p->io);
+	gsi_routes_destroy(&p->routes);
+	free(p);
+	return teardown(state);
+}
+
+static void vp_wr(struct pfix *p, uint64_t off, unsigned int len, uint64_t v)
+{
+	struct virtio_pci *vp = &p->fx->slot.vpci;
+	uint8_t d[8];
+
+	mmio_data_put(d, len, v);
+	vp->func.ops->bar_write(vp, VIRTIO_PCI_BAR, off, d, len);
+}
+
+static void vp_entry(struct pfix *p, unsigned int v, uint64_t addr,
+		     uint32_t data, bool masked)
+{
+	uint64_t e = VIRTIO_PCI_MSIX_TABLE + 16 * v;
+
+	vp_wr(p, e + 12, 4, 1); /* as Linux: masked while it changes */
+	vp_wr(p, e, 8, addr);
+	vp_wr(p, e + 8, 4, data);
+	vp_wr(p, e + 12, 4, masked);
+}
+
+static void vp_msix(struct pfix *p, uint16_t ctrl)
+{
+	struct virtio_pci *vp = &p->fx->slot.vpci;
+
+	vp->func.ops->cfg_write(vp, VIRTIO_PCI_CAP_MSIX + 2, 2, ctrl);
+}
+
+static void vp_queue_vector(struct pfix *p, unsigned int q, uint16_t v)
+{
+	vp_wr(p, VIRTIO_PCI_Q_SELECT, 2, q);
+	vp_wr(p, VIRTIO_PCI_Q_MSIX, 2, v);
+}
+
+static enum vhostdev_path path(struct pfix *p, unsigned int q)
+{
+	enum vhostdev_path r;
+
+	virtio_mmio_lock(&p->fx->net.vm);
+	r = p->fx->vd.path[q];
+	virtio_mmio_unlock(&p->fx->net.vm);
+	return r;
+}
+
+/* What KVM would signal for ring q's eventfd: its GSI's message. */
+static void bound_to(struct pfix *p, unsigned int q, uint64_t addr,
+		     uint32_t data)
+{
+	int gsi = p->bound[p->fx->vd.call_fd[q]];
+
+	assert_true(gsi >= LINES && gsi < LINES + GSI_ROUTES_MSI_MAX);
+	assert_int_equal(p->addr[gsi], addr);
+	assert_int_equal(p->data[gsi], data);
+}
+
+/* What the relay may have done: a message, a pending bit, INTx. */
+static bool delivered(struct pfix *p, unsigned int msgs, uint32_t bit)
+{
+	struct fix *f = p->fx;
+	bool r;
+
+	virtio_mmio_lock(&f->net.vm);
+	r = p->msgs != msgs || (f->slot.vpci.pending & bit) ||
+	    (f->net.vm.core.isr & VIRTIO_INT_VRING);
+	virtio_mmio_unlock(&f->net.vm);
+	return r;
+}
+
+/*
+ * Relayed: a signal on ring q's eventfd reaches the device through lkvm
+ * (its vector's message, kept pending while masked, or INTx).
+ */
+static void relayed(struct pfix *p, unsigned int q, uint32_t pending_bit)
+{
+	uint64_t one = 1;
+	unsigned int before;
+	int i;
+
+	assert_int_equal(path(p, q), VHOSTDEV_PATH_RELAY);
+	assert_int_equal(p->bound[p->fx->vd.call_fd[q]], -1);
+	/* Let the relay of a path change's own signal pass first. */
+	nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+	virtio_mmio_lock(&p->fx->net.vm);
+	before = p->msgs;
+	p->fx->slot.vpci.pending &= ~pending_bit;
+	(void)virtio_core_isr_take_locked(&p->fx->net.vm.core);
+	virtio_mmio_unlock(&p->fx->net.vm);
+	assert_int_equal(write(p->fx->vd.call_fd[q], &one, sizeof(one)),
+			 sizeof(one));
+	for (i = 0; i < 2000 && !delivered(p, before, pending_bit); i++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	assert_true(delivered(p, before, pending_bit));
+}
+
+static void test_path_pci(void **state)
+{
+	struct fix *f = *state;
+	struct pfix *p = f->pci;
+
+	/* The relay interrupts a live queue only: the driver up first. */
+	assert_int_equal(driver_up(f, V1), OK_STATUS);
+	/* MSI-X off: both rings relayed (INTx). */
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_RELAY);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_RELAY);
+	vp_entry(p, 0, IMSIC, 0x21, false);
+	vp_entry(p, 1, IMSIC + 0x1000, 0x22, false);
+	vp_msix(p, PCI_MSIX_FLAGS_ENABLE);
+	/* No vector yet: relayed. */
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_RELAY);
+	vp_queue_vector(p, 0, 0);
+	vp_queue_vector(p, 1, 1);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_IRQFD);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_IRQFD);
+	bound_to(p, 0, IMSIC, 0x21);
+	bound_to(p, 1, IMSIC + 0x1000, 0x22);
+	assert_int_not_equal(p->bound[f->vd.call_fd[0]],
+			     p->bound[f->vd.call_fd[1]]);
+	/* The guest moves vector 1 (another hart): the route follows. */
+	vp_entry(p, 1, IMSIC + 0x2000, 0x30, false);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_IRQFD);
+	bound_to(p, 1, IMSIC + 0x2000, 0x30);
+	/* Masked: relayed, the message pending until the unmask. */
+	vp_wr(p, VIRTIO_PCI_MSIX_TABLE + 16 + 12, 4, 1);
+	assert_int_equal(p->bound[f->vd.call_fd[1]], -1);
+	relayed(p, 1, 2);
+	/* the vector is masked: no message, its pending bit */
+	virtio_mmio_lock(&f->net.vm);
+	assert_true(f->slot.vpci.pending & 2);
+	virtio_mmio_unlock(&f->net.vm);
+	vp_wr(p, VIRTIO_PCI_MSIX_TABLE + 16 + 12, 4, 0);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_IRQFD);
+	bound_to(p, 1, IMSIC + 0x2000, 0x30);
+	/* The function masked: both relayed; unmasked: both back. */
+	vp_msix(p, PCI_MSIX_FLAGS_ENABLE | PCI_MSIX_FLAGS_MASKALL);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_RELAY);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_RELAY);
+	vp_msix(p, PCI_MSIX_FLAGS_ENABLE);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_IRQFD);
+	/* NO_VECTOR for ring 0: relayed; ring 1 keeps its irqfd. */
+	vp_queue_vector(p, 0, VIRTIO_PCI_NO_VECTOR);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_RELAY);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_IRQFD);
+	/* Bus mastering off: no message may go. */
+	f->slot.vpci.func.ops->bus_master(&f->slot.vpci, false);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_RELAY);
+	f->slot.vpci.func.ops->bus_master(&f->slot.vpci, true);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_IRQFD);
+	/* MSI-X disabled: INTx, relayed. */
+	vp_msix(p, 0);
+	relayed(p, 1, 0);
+	assert_int_equal(f->level, 1);
+	assert_int_equal(p->routes.slot[0].fd, -1);
+	assert_int_equal(p->routes.slot[1].fd, -1);
+}
+
+/* A function reset (a guest reboot), before and after a new VM. */
+static void test_path_pci_reset(void **state)
+{
+	struct fix *f = *state;
+	struct pfix *p = f->pci;
+	struct virtio_pci *vp = &f->slot.vpci;
+	unsigned int sets;
+
+	vp_entry(p, 0, IMSIC, 0x21, false);
+	vp_msix(p, PCI_MSIX_FLAGS_ENABLE);
+	vp_queue_vector(p, 0, 0);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_IRQFD);
+	/* Reboot keeping the VM: the reset unbinds through KVM. */
+	vp->func.ops->reset(vp);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_RELAY);
+	assert_int_equal(p->bound[f->vd.call_fd[0]], -1);
+	vp->func.ops->bus_master(vp, true);
+	vp_entry(p, 0, IMSIC, 0x21, false);
+	vp_msix(p, PCI_MSIX_FLAGS_ENABLE);
+	vp_queue_vector(p, 0, 0);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_IRQFD);
+	/* A new VM: the routes went with the old one, nothing asked. */
+	gsi_routes_stop(&p->routes);
+	sets = p->sets;
+	p->bound[f->vd.call_fd[0]] = -1; /* KVM dropped it with the VM */
+	vp->func.ops->reset(vp);
+	assert_int_equal(p->sets, sets);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_RELAY);
+	/* The new VM's AIA: the path again once the guest sets MSI-X up. */
+	assert_int_equal(gsi_routes_start(&p->routes, &kvm_ops, p, LINES), 0);
+	vp->func.ops->bus_master(vp, true);
+	vp_entry(p, 0, IMSIC, 0x25, false);
+	vp_msix(p, PCI_MSIX_FLAGS_ENABLE);
+	vp_queue_vector(p, 0, 0);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_IRQFD);
+	bound_to(p, 0, IMSIC, 0x25);
+}
+
+/* The back-end gone: nobody reads its eventfds, whatever the guest does. */
+static void test_path_pci_gone(void **state)
+{
+	struct fix *f = *state;
+	struct pfix *p = f->pci;
+
+	vp_entry(p, 0, IMSIC, 0x21, false);
+	vp_msix(p, PCI_MSIX_FLAGS_ENABLE);
+	vp_queue_vector(p, 0, 0);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_IRQFD);
+	virtio_mmio_lock(&f->net.vm);
+	vhostdev_unwatch(&f->vd);
+	virtio_mmio_unlock(&f->net.vm);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_NONE);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_NONE);
+	assert_int_equal(p->bound[f->vd.call_fd[0]], -1);
+	vp_queue_vector(p, 1, 0);
+	vp_msix(p, 0);
+	vp_msix(p, PCI_MSIX_FLAGS_ENABLE);
+	assert_int_equal(path(p, 0), VHOSTDEV_PATH_NONE);
+	assert_int_equal(path(p, 1), VHOSTDEV_PATH_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +726,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_call_relay, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_path_pci, setup_pci,
+						teardown_pci),
+		cmocka_unit_test_setup_teardown(test_path_pci_reset, setup_pci,
+						teardown_pci),
+		cmocka_unit_test_setup_teardown(test_path_pci_gone, setup_pci,
+						teardown_pci),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,7 +26,7 @@
 #define DRV VIRTIO_STATUS_DRIVER
 #define FOK VIRTIO_STATUS_FEATURES_OK
 #define V1 VIRTIO_BIT(VIRTIO_F_VERSION_1)
-#define NEEDED VIRTIO_BLK_USER_NEEDED
+#define NEEDED VIRTIO_BACKED_NEEDED
 #define F(n) VIRTIO_BIT(n)
 /* What qemu-storage-daemon offers for a writable qcow2 export. */
 #define QSD_FEATURES                                                          \

@@ -38,6 +38,7 @@ struct fx {
 	unsigned int msgs;
 	uint64_t msg_addr;
 	uint32_t msg_data;
+	unsigned int hooked; /* MSI-X hook calls */
 };
 
 static void msi_send(void *opaque, uint64_t addr, uint32_t data)
@@ -562,6 +563,90 @@ static void test_bus_master_msix(void **state)
 	assert_int_equal(bar_rd(x, VIRTIO_PCI_MSIX_PBA, 4), 0);
 }
 
+static void hook_count(void *opaque)
+{
+	((struct fx *)opaque)->hooked++;
+}
+
+static enum virtio_pci_qmsi qmsi(struct fx *x, unsigned int q, uint64_t *a,
+				 uint32_t *d)
+{
+	enum virtio_pci_qmsi r;
+
+	virtio_core_lock(&x->rng.vm.core);
+	r = virtio_pci_queue_msi(&x->vp, q, a, d);
+	virtio_core_unlock(&x->rng.vm.core);
+	return r;
+}
+
+/*
+ * Where a queue's interrupt may go straight to (a vhost irqfd's route),
+ * and the hook told of every change that decides it.
+ */
+static void test_queue_msi(void **state)
+{
+	struct fx *x = *state;
+	const struct virtio_pci_msix_hook hook = { hook_count, x };
+	uint64_t a = 0;
+	uint32_t d = 0;
+	unsigned int n;
+
+	virtio_pci_set_msix_hook(&x->vp, &hook);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_OFF);
+	n = x->hooked;
+	msix_entry(x, 0, 0x28000000, 7, false);
+	assert_true(x->hooked >= n + 3); /* address, data, control */
+	n = x->hooked;
+	cfg_wr(x, VIRTIO_PCI_CAP_MSIX + 2, 2, PCI_MSIX_FLAGS_ENABLE);
+	assert_int_equal(x->hooked, n + 1);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_NO_VECTOR);
+	bar_wr(x, VIRTIO_PCI_Q_SELECT, 2, 0);
+	bar_wr(x, VIRTIO_PCI_Q_MSIX, 2, 0);
+	assert_int_equal(x->hooked, n + 2);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_OK);
+	assert_int_equal(a, 0x28000000);
+	assert_int_equal(d, 7);
+	/* No such queue, a vector beyond the table: none. */
+	assert_int_equal(qmsi(x, 9, &a, &d), VIRTIO_PCI_QMSI_NO_VECTOR);
+	assert_int_equal(qmsi(x, 0xffff, &a, &d), VIRTIO_PCI_QMSI_NO_VECTOR);
+	bar_wr(x, VIRTIO_PCI_Q_MSIX, 2, 5);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_NO_VECTOR);
+	bar_wr(x, VIRTIO_PCI_Q_MSIX, 2, 0);
+	/* The entry masked, the function masked, no bus mastering. */
+	bar_wr(x, VIRTIO_PCI_MSIX_TABLE + 12, 4, 1);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_MASKED);
+	bar_wr(x, VIRTIO_PCI_MSIX_TABLE + 12, 4, 0);
+	cfg_wr(x, VIRTIO_PCI_CAP_MSIX + 2, 2,
+	       PCI_MSIX_FLAGS_ENABLE | PCI_MSIX_FLAGS_MASKALL);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_MASKED);
+	cfg_wr(x, VIRTIO_PCI_CAP_MSIX + 2, 2, PCI_MSIX_FLAGS_ENABLE);
+	n = x->hooked;
+	bme(x, false);
+	assert_int_equal(x->hooked, n + 1);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_MASKED);
+	bme(x, true);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_OK);
+	/* A rewritten message is the new one. */
+	bar_wr(x, VIRTIO_PCI_MSIX_TABLE + 8, 4, 9);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_OK);
+	assert_int_equal(d, 9);
+	/* A function reset: MSI-X off, and the hook told. */
+	n = x->hooked;
+	x->vp.func.ops->reset(&x->vp);
+	assert_int_equal(x->hooked, n + 1);
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_OFF);
+}
+
+/* Without a message sink (no AIA): no MSI-X at all. */
+static void test_queue_msi_none(void **state)
+{
+	struct fx *x = *state;
+	uint64_t a;
+	uint32_t d;
+
+	assert_int_equal(qmsi(x, 0, &a, &d), VIRTIO_PCI_QMSI_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +679,10 @@ int main(void)
 						setup_nobme, teardown),
 		cmocka_unit_test_setup_teardown(test_bus_master_msix,
 						setup_msix, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_msi, setup_msix,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_queue_msi_none, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

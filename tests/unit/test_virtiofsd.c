@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vmm/host/spawn.h"
 #include "vmm/host/virtiofsd.h"
 
 static void test_argv(void **state)
@@ -101,7 +102,7 @@ static void test_start_and_exit(void **state)
 	assert_true(recv(d.sock, &b, 1, 0) <= 0);
 	/* Until the exit is reaped: "closed its socket", then the status. */
 	for (int i = 0; i < 100 && d.pid; i++) {
-		virtiofsd_reap(&d, why, sizeof(why));
+		host_reap(&d.pid, why, sizeof(why));
 		usleep(10000);
 	}
 	assert_int_equal(d.pid, 0);

@@ -38,6 +38,8 @@ struct board_irqchip {
 	void (*line)(void *opaque, unsigned int src, int level);
 	/* AIA: deliver a message-signalled interrupt (KVM_SIGNAL_MSI). */
 	void (*msi)(void *opaque, uint64_t addr, uint32_t data);
+	/* AIA: GSI routes for MSI irqfds (vhost call eventfds); else NULL. */
+	struct gsi_routes *routes;
 	void *opaque;
 };
 
@@ -75,7 +77,9 @@ struct board_slot {
 	struct board_kick kicks[VIRTIO_MMIO_MAX_QUEUES]; /* one per queue */
 	unsigned int nr_kicks;				 /* eventfds open */
 	uint32_t backend_kicks; /* queues whose eventfd a back-end reads */
-	int irq_fd;		/* AIA: eventfd behind a KVM irqfd */
+	/* with pci: told of MSI-X changes (a vhost device's; may be unset) */
+	struct virtio_pci_msix_hook msix_hook;
+	int irq_fd; /* AIA: eventfd behind a KVM irqfd */
 };
 
 struct board {

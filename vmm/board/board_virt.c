@@ -523,6 +523,8 @@ static int board_pci_add(struct board_slot *slot, struct virtio_mmio *t)
 	ret = ret   ?:
 		      pci_host_add(&b->pci, &slot->vpci.func, &slot->devno,
 				   &slot->intx);
+	if (!ret && slot->msix_hook.changed)
+		virtio_pci_set_msix_hook(&slot->vpci, &slot->msix_hook);
 	if (ret)
 		pr_err("%s on PCI: %s", t->core.dev.name, strerror(-ret));
 	else

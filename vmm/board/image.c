@@ -160,13 +160,16 @@ static int image_check_size(const struct image_info *info, size_t len,
 	return 0;
 }
 
-int image_parse(const void *buf, size_t len, uint64_t ram_size,
-		struct image_info *info, struct image_why *why)
+int image_parse_head(const void *head, size_t head_len, size_t len,
+		     uint64_t ram_size, struct image_info *info,
+		     struct image_why *why)
 {
-	const uint8_t *p = buf;
+	const uint8_t *p = head;
 	int ret;
 
-	if (len < IMAGE_HEADER_SIZE) {
+	if (head_len > len)
+		head_len = len;
+	if (head_len < IMAGE_HEADER_SIZE) {
 		image_why_set(
 			why,
 			"truncated: %zu bytes, a RISC-V Image header needs %d",
@@ -174,7 +177,7 @@ int image_parse(const void *buf, size_t len, uint64_t ram_size,
 		return -EINVAL;
 	}
 	if (image_le32(p + HDR_MAGIC2) != IMAGE_MAGIC2)
-		return image_bad_magic(p, len, why);
+		return image_bad_magic(p, head_len, why);
 
 	memset(info, 0, sizeof(*info));
 	info->data = p;
@@ -195,6 +198,12 @@ int image_parse(const void *buf, size_t len, uint64_t ram_size,
 	if (ret)
 		return ret;
 	return image_check_size(info, len, ram_size, why);
+}
+
+int image_parse(const void *buf, size_t len, uint64_t ram_size,
+		struct image_info *info, struct image_why *why)
+{
+	return image_parse_head(buf, len, len, ram_size, info, why);
 }
 
 static int image_gz_error(int zret, const z_stream *zs, struct image_why *why)

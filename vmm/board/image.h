@@ -66,6 +66,14 @@ int image_parse(const void *buf, size_t len, uint64_t ram_size,
 		struct image_info *info, struct image_why *why);
 
 /*
+ * The same checks from the first head_len bytes of an Image of len bytes
+ * (its header is all they read): a file checked without reading it all.
+ */
+int image_parse_head(const void *head, size_t head_len, size_t len,
+		     uint64_t ram_size, struct image_info *info,
+		     struct image_why *why);
+
+/*
  * Inflate a gzip file into out, writing at most out_max bytes; *out_len
  * gets the inflated size.  Returns 0, -EFBIG when the data inflates to
  * more than out_max bytes, -EINVAL for a corrupt or truncated stream,

@@ -319,23 +319,41 @@ static int loader_get_kernel(const struct guest_mem *mem, const char *path,
 	return ret;
 }
 
+/*
+ * The file's size and its first bytes are all the checks need: the kernel
+ * is read once, by the load (megabytes less to read and map at start).
+ */
 int loader_probe_kernel(const char *path, uint64_t ram_size,
 			struct image_why *why)
 {
+	uint8_t head[4096];
 	struct image_why inner;
 	struct image_info info;
 	struct stat st;
-	size_t len = 0;
-	void *buf = NULL;
-	int ret;
+	ssize_t n;
+	int fd, ret = 0;
 
 	/* A pipe (-k <(zcat ...)) can be read once only: the load's. */
 	if (!stat(path, &st) && !S_ISREG(st.st_mode))
 		return 0;
-	ret = loader_read_file(path, ram_size, &buf, &len, &inner);
-	if (!ret && !image_is_gzip(buf, len))
-		ret = image_parse(buf, len, ram_size, &info, &inner);
-	free(buf);
+	fd = loader_open(path,
+			 ram_size < SIZE_MAX / 2 ? ram_size : SIZE_MAX / 2, &st,
+			 &inner);
+	if (fd < 0) {
+		ret = fd;
+	} else {
+		n = pread(fd, head, sizeof(head), 0);
+		if (n < 0) {
+			ret = -errno;
+			image_why_set(&inner, "read failed: %s",
+				      strerror(errno));
+		} else if (!image_is_gzip(head, (size_t)n)) {
+			ret = image_parse_head(head, (size_t)n,
+					       (size_t)st.st_size, ram_size,
+					       &info, &inner);
+		}
+		close(fd);
+	}
 	if (ret)
 		image_why_set(why, "kernel %s: %s", path, inner.msg);
 	return ret;
@@ -460,13 +478,210 @@ static int loader_copy(const struct guest_mem *mem,
 	return 0;
 }
 
+/* Read len bytes of fd from offset 0 into dst. */
+static int loader_pread_all(int fd, uint8_t *dst, size_t len,
+			    struct image_why *why)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, dst + done, len - done, (off_t)done);
+		int err = errno;
+
+		if (n < 0 && err == EINTR)
+			continue;
+		if (n < 0) {
+			image_why_set(why, "read failed: %s", strerror(err));
+			return -err;
+		}
+		if (n == 0) {
+			image_why_set(why,
+				      "shrank to %zu bytes while it was read",
+				      done);
+			return -EIO;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The sizes of the initrds, each from a 4-byte boundary, with the errors
+ * loader_add_initrd() gives; 1 when one is not a regular file.
+ */
+static int loader_size_initrds(const struct guest_mem *mem,
+			       const struct loader_files *files, size_t *sizes,
+			       size_t *total, struct image_why *why)
+{
+	uint64_t lowmem =
+		mem->size < LOADER_LOWMEM_SIZE ? mem->size : LOADER_LOWMEM_SIZE;
+	struct image_why inner;
+	struct stat st;
+
+	*total = 0;
+	if (files->nr_initrds > CONFIG_MAX_INITRDS)
+		return 1;
+	for (unsigned int i = 0; i < files->nr_initrds; i++) {
+		const char *path = files->initrds[i];
+		size_t at = (*total + 3) & ~(size_t)3;
+		int fd = -EFBIG;
+
+		if (!stat(path, &st) && !S_ISREG(st.st_mode))
+			return 1;
+		if (at <= lowmem)
+			fd = loader_open(path, lowmem - at, &st, &inner);
+		if (fd == -EFBIG && *total)
+			image_why_set(
+				&inner,
+				"the initrds together are larger than the limit of %zu bytes",
+				(size_t)lowmem);
+		if (fd >= 0 && !S_ISREG(st.st_mode)) {
+			close(fd);
+			return 1;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (fd >= 0 && !st.st_size) {
+			image_why_set(&inner, "file is empty");
+			fd = -EINVAL;
+		}
+		if (fd < 0) {
+			image_why_set(why, "initrd %s: %s", path, inner.msg);
+			return fd;
+		}
+		sizes[i] = (size_t)st.st_size;
+		*total = at + sizes[i];
+	}
+	return 0;
+}
+
+/*
+ * Read the initrds of the sizes loader_size_initrds() found into guest
+ * RAM from start; one that changed size since fails the load.
+ */
+static int loader_read_initrds(const struct guest_mem *mem,
+			       const struct loader_files *files,
+			       const size_t *sizes, uint64_t start,
+			       struct image_why *why)
+{
+	struct image_why inner;
+	size_t end = 0;
+	struct stat st;
+	int ret = 0;
+
+	for (unsigned int i = 0; !ret && i < files->nr_initrds; i++) {
+		const char *path = files->initrds[i];
+		size_t at = (end + 3) & ~(size_t)3;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		uint8_t *dst =
+			guest_mem_ptr(mem, start + end, at - end + sizes[i]);
+
+		ret = fd < 0 || fstat(fd, &st) ? -errno : 0;
+		if (ret)
+			image_why_set(&inner, "cannot open: %s",
+				      strerror(-ret));
+		else if ((size_t)st.st_size != sizes[i] || !dst) {
+			image_why_set(
+				&inner,
+				"changed size while it was loaded (%zu bytes, then %lld)",
+				sizes[i], (long long)st.st_size);
+			ret = -EIO;
+		}
+		if (!ret) {
+			memset(dst, 0, at - end);
+			ret = loader_pread_all(fd, dst + (at - end), sizes[i],
+					       &inner);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (ret)
+			image_why_set(why, "initrd %s: %s", path, inner.msg);
+		end = at + sizes[i];
+	}
+	return ret;
+}
+
+/*
+ * A regular, uncompressed kernel and regular initrds are read once,
+ * straight into guest RAM where they go: their sizes come from fstat and
+ * the Image header, so they are placed before they are read (no buffer,
+ * no copy of megabytes before the first guest instruction).  1: not so
+ * here (Image.gz, a pipe): the caller reads them into buffers.
+ */
+static int loader_load_direct(const struct guest_mem *mem,
+			      const struct loader_files *files,
+			      struct loader_placement *out,
+			      struct image_why *why)
+{
+	struct image_why inner;
+	struct image_info info;
+	struct loader_request req;
+	uint8_t head[4096], *dst;
+	size_t initrd_len, sizes[CONFIG_MAX_INITRDS];
+	struct stat st;
+	ssize_t n = 0;
+	int fd, ret;
+
+	if (files->firmware ||
+	    (!stat(files->kernel, &st) && !S_ISREG(st.st_mode)))
+		return 1;
+	fd = loader_open(files->kernel,
+			 mem->size < SIZE_MAX / 2 ? mem->size : SIZE_MAX / 2,
+			 &st, &inner);
+	ret = fd < 0 ? fd : !S_ISREG(st.st_mode);
+	if (!ret) {
+		n = pread(fd, head, sizeof(head), 0);
+		ret = n < 0 ? -errno : 0;
+		if (ret)
+			image_why_set(&inner, "read failed: %s",
+				      strerror(-ret));
+	}
+	if (!ret && image_is_gzip(head, (size_t)n))
+		ret = 1;
+	if (!ret)
+		ret = image_parse_head(head, (size_t)n, (size_t)st.st_size,
+				       mem->size, &info, &inner);
+	if (ret < 0)
+		image_why_set(why, "kernel %s: %s", files->kernel, inner.msg);
+	if (!ret)
+		ret = loader_size_initrds(mem, files, sizes, &initrd_len, why);
+	if (!ret) {
+		req = (struct loader_request){
+			.ram_base = mem->base,
+			.ram_size = mem->size,
+			.text_offset = info.text_offset,
+			.image_size = info.image_size,
+			.initrd_size = initrd_len,
+			.fdt_max = files->fdt_max,
+		};
+		ret = loader_place(&req, out, why);
+	}
+	if (!ret) {
+		dst = guest_mem_ptr(mem, out->kernel_addr, info.len);
+		ret = dst ? loader_pread_all(fd, dst, info.len, &inner) :
+			    -EFAULT;
+		if (ret)
+			image_why_set(why, "kernel %s: %s", files->kernel,
+				      dst ? inner.msg :
+					    "kernel outside guest RAM");
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!ret && initrd_len)
+		ret = loader_read_initrds(mem, files, sizes, out->initrd_start,
+					  why);
+	return ret;
+}
+
 int loader_load(const struct guest_mem *mem, const struct loader_files *files,
 		struct loader_placement *out, struct image_why *why)
 {
 	struct loader_blobs b = { 0 };
 	struct loader_request req;
-	int ret;
+	int ret = loader_load_direct(mem, files, out, why);
 
+	if (ret <= 0)
+		return ret;
 	if (files->firmware)
 		ret = loader_get_firmware(mem, files->firmware, &b, why);
 	else

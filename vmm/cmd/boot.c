@@ -74,10 +74,11 @@ static void print_vm_stats(const struct vm *vm)
 	unsigned long ready;
 	struct rusage ru;
 
-	pr_info("exits to user space: %lu MMIO, %lu SBI, %lu other",
+	pr_info("exits to user space: %lu MMIO, %lu SBI, %lu other; %lu MMIO writes batched without an exit",
 		atomic_load(&vm->stats.mmio_exits),
 		atomic_load(&vm->stats.sbi_exits),
-		atomic_load(&vm->stats.other_exits));
+		atomic_load(&vm->stats.other_exits),
+		atomic_load(&vm->stats.coalesced_writes));
 	if (!getrusage(RUSAGE_SELF, &ru))
 		pr_info("peak RSS: %ld KiB", ru.ru_maxrss);
 	ready = atomic_load(&vm->stats.ready_cpu_us);

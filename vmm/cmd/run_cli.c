@@ -396,7 +396,7 @@ static int set_vsock(struct opt_parser *p, const struct opt *o, const char *arg)
 {
 	struct cli_run *r = p->ctx;
 	const char *comma = strchr(arg, ',');
-	char num[32];
+	char num[32] = ""; /* CID,...: the CID; too long for one: "" */
 	uint64_t cid;
 	int ret;
 
@@ -410,10 +410,8 @@ static int set_vsock(struct opt_parser *p, const struct opt *o, const char *arg)
 		ret = set_vsock_socket(r, comma + 1);
 		if (ret)
 			return ret;
-	} else {
-		snprintf(num, sizeof(num), "%s", comma ? "" : arg);
 	}
-	if (opt_parse_u64(num, &cid))
+	if (opt_parse_u64(comma ? num : arg, &cid))
 		return cli_err(r, "invalid --%s '%s' (expected a CID number)",
 			       o->name, arg);
 	if (cid < CONFIG_VSOCK_CID_MIN || cid > CONFIG_VSOCK_CID_MAX)

@@ -30,23 +30,41 @@ int iothread_init(struct iothread *t)
 	return 0;
 }
 
-int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
-		 void *opaque)
+static uint32_t iothread_events(const struct iothread_fd *f)
+{
+	return EPOLLIN | (f->edge ? EPOLLET : 0);
+}
+
+static int iothread_add_fd(struct iothread *t, int fd, bool edge,
+			   void (*handler)(void *opaque), void *opaque)
 {
 	struct iothread_fd *f;
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev;
 
 	if (t->nr_fds == IOTHREAD_MAX_FDS)
 		return -ENOSPC;
 	f = &t->fds[t->nr_fds];
-	*f = (struct iothread_fd){ .fd = fd,
-				   .handler = handler,
-				   .opaque = opaque };
-	ev.data.ptr = f;
+	*f = (struct iothread_fd){
+		.fd = fd, .handler = handler, .opaque = opaque, .edge = edge
+	};
+	ev = (struct epoll_event){ .events = iothread_events(f),
+				   .data.ptr = f };
 	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
 		return -errno;
 	t->nr_fds++;
 	return 0;
+}
+
+int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
+		 void *opaque)
+{
+	return iothread_add_fd(t, fd, false, handler, opaque);
+}
+
+int iothread_add_edge(struct iothread *t, int fd, void (*handler)(void *opaque),
+		      void *opaque)
+{
+	return iothread_add_fd(t, fd, true, handler, opaque);
 }
 
 int iothread_add_poller(struct iothread *t, iothread_poll_fn *fn, void *opaque)
@@ -143,7 +161,8 @@ int iothread_watch(struct iothread *t, int fd, bool on)
 {
 	for (unsigned int i = 0; i < t->nr_fds; i++) {
 		struct iothread_fd *f = &t->fds[i];
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = f };
+		struct epoll_event ev = { .events = iothread_events(f),
+					  .data.ptr = f };
 
 		if (f->fd != fd)
 			continue;

@@ -18,7 +18,8 @@ struct iothread_fd {
 	int fd;
 	void (*handler)(void *opaque);
 	void *opaque;
-	bool off; /* taken out of the epoll set by iothread_watch() */
+	bool off;  /* taken out of the epoll set by iothread_watch() */
+	bool edge; /* iothread_add_edge(): once per signal, never read */
 };
 
 /* Up to one busy poller per disk (vmm/disks.c). */
@@ -49,6 +50,14 @@ int iothread_init(struct iothread *t);
 /* Watch fd (before iothread_start); handler runs on the I/O thread. */
 int iothread_add(struct iothread *t, int fd, void (*handler)(void *opaque),
 		 void *opaque);
+/*
+ * The same for an eventfd whose count nobody needs: handler runs once
+ * per write to it (edge-triggered), and the I/O thread never reads it,
+ * a system call saved per notification.
+ */
+int iothread_add_edge(struct iothread *t, int fd, void (*handler)(void *opaque),
+		      void *opaque);
+
 /* Add a poller (before iothread_start); -ENOSPC when full. */
 int iothread_add_poller(struct iothread *t, iothread_poll_fn *fn, void *opaque);
 int iothread_start(struct iothread *t);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/filter.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -219,6 +220,11 @@ static const struct sc_ioctl ioctls[] = {
 	{ KVM_IRQFD, IO_ANY },
 	{ KVM_IOEVENTFD, IO_ANY },
 	{ KVM_SIGNAL_MSI, IO_ANY },
+	/* The UART's transmit register batched, per boot (lifecycle.c). */
+	{ KVM_REGISTER_COALESCED_MMIO, IO_ANY },
+	{ KVM_UNREGISTER_COALESCED_MMIO, IO_ANY },
+	/* The AIA: a vhost ring's MSI-X route changed (gsi_routes.c). */
+	{ KVM_SET_GSI_ROUTING, IO_ANY },
 	/* A guest reboot builds a new KVM VM (kvm_vm.c, kvm_aia.c). */
 	{ KVM_GET_API_VERSION, IO_ANY },
 	{ KVM_CHECK_EXTENSION, IO_ANY },
@@ -451,6 +457,17 @@ static int ctx_build(scmp_filter_ctx ctx, const struct vm_config *cfg,
 		      seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
 	if (ret)
 		return seccomp_failed("cannot ask for TSYNC", ret);
+	/*
+	 * The calls with argument checks run the filter on every call (the
+	 * others pass through the kernel's seccomp cache), interpreted where
+	 * the BPF JIT is off, Linux's default on riscv64: a binary search for
+	 * the call number, not a walk of the whole list (libseccomp 2.5 and
+	 * newer; an older one builds the list, slower but as strict).
+	 */
+	ret = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
+	if (ret)
+		pr_debug("seccomp: no binary tree (libseccomp: %s)",
+			 strerror(-ret));
 	for (size_t i = 0; i < NR_ALLOWED + NR_HVSOCK; i++) {
 		const struct sc_rule *r =
 			i < NR_ALLOWED ? &allowed[i] :
@@ -492,17 +509,33 @@ static int sigsys_install(void)
 	return 0;
 }
 
-int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64)
+/* A new filter context for cfg, or NULL after one line. */
+static scmp_filter_ctx ctx_new(const struct vm_config *cfg, bool arch_riscv64,
+			       int *ret)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
-	int ret;
 
 	if (!ctx) {
 		pr_err("seccomp: cannot create a filter");
-		return -ENOMEM;
+		*ret = -ENOMEM;
+		return NULL;
 	}
-	ret = ctx_build(ctx, cfg, arch_riscv64);
-	if (!ret && load) {
+	*ret = ctx_build(ctx, cfg, arch_riscv64);
+	if (*ret) {
+		seccomp_release(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64)
+{
+	int ret;
+	scmp_filter_ctx ctx = ctx_new(cfg, arch_riscv64, &ret);
+
+	if (!ctx)
+		return ret;
+	if (load) {
 		names_resolve();
 		ret = sigsys_install();
 		if (!ret) {
@@ -513,6 +546,35 @@ int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64)
 	}
 	seccomp_release(ctx);
 	return ret;
+}
+
+ssize_t seccomp_export(const struct vm_config *cfg, bool arch_riscv64,
+		       struct sock_filter **prog)
+{
+	int ret, fd = -1;
+	scmp_filter_ctx ctx = ctx_new(cfg, arch_riscv64, &ret);
+	off_t size = -1;
+
+	*prog = NULL;
+	if (!ctx)
+		return ret;
+	fd = memfd_create("lkvm-seccomp", MFD_CLOEXEC);
+	ret = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
+	if (!ret) {
+		size = lseek(fd, 0, SEEK_END);
+		*prog = size > 0 ? malloc((size_t)size) : NULL;
+		if (!*prog || pread(fd, *prog, (size_t)size, 0) != size)
+			ret = -EIO;
+	}
+	if (fd >= 0)
+		close(fd);
+	seccomp_release(ctx);
+	if (ret) {
+		free(*prog);
+		*prog = NULL;
+		return ret;
+	}
+	return size / (off_t)sizeof(struct sock_filter);
 }
 
 /* A tap downscript runs a program as lkvm exits: no filter allows that. */

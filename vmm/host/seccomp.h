@@ -9,8 +9,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "vmm/config.h"
+
+struct sock_filter;
 
 /*
  * Test hook, documented in README.md: when this environment variable is
@@ -35,6 +38,13 @@
  * --no-seccomp as the way to run without the filter).
  */
 int seccomp_setup(const struct vm_config *cfg, bool load, bool arch_riscv64);
+
+/*
+ * The filter seccomp_setup() would load, as classic BPF in a buffer the
+ * caller frees: its length in instructions, or -errno (tests run it).
+ */
+ssize_t seccomp_export(const struct vm_config *cfg, bool arch_riscv64,
+		       struct sock_filter **prog);
 
 /*
  * seccomp_setup(cfg, true, false), then the test hook above; with a tap

@@ -181,7 +181,6 @@ int host_spawn_fds(pid_t *pid, const char *path, char *const argv[],
 	ret = spawn_sources(dup, fds, n, out, err);
 	if (!ret && (flags & HOST_SPAWN_TIED)) {
 		ret = spawn_tied(pid, path, argv, dup);
-		flags = 0;
 		goto close;
 	}
 	if (!ret && (ret = posix_spawn_file_actions_init(&fa)) != 0)

@@ -524,10 +524,13 @@ static int config_hdr(struct vhost_user *u, uint32_t len, uint32_t *psize,
 
 int vhost_user_get_config(struct vhost_user *u, uint8_t *cfg, uint32_t len)
 {
-	uint8_t msg[MSG_MAX],
+	/* Up to 280 bytes: more than MSG_MAX, a memory table's 276. */
+	uint8_t msg[VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE +
+		    VHOST_USER_CONFIG_MAX],
 		reply[VHOST_USER_CONFIG_HDR_SIZE + VHOST_USER_CONFIG_MAX];
 	int64_t deadline = now_ms() + u->timeout_ms;
-	uint32_t psize = 0;
+	uint32_t psize = 0,
+		 size = VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE + len;
 	int ret;
 
 	if (u->dead)
@@ -538,13 +541,10 @@ int vhost_user_get_config(struct vhost_user *u, uint8_t *cfg, uint32_t len)
 		u->why = "the back-end lacks the CONFIG protocol feature";
 		return -EOPNOTSUPP;
 	}
-	memset(msg, 0, VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE + len);
+	memset(msg, 0, size);
 	put32(msg + VHOST_USER_HDR_SIZE + 4, len);
-	put_hdr(msg, VHOST_USER_GET_CONFIG, 0,
-		VHOST_USER_CONFIG_HDR_SIZE + len);
-	ret = send_all(u, msg,
-		       VHOST_USER_HDR_SIZE + VHOST_USER_CONFIG_HDR_SIZE + len,
-		       NULL, 0, deadline);
+	put_hdr(msg, VHOST_USER_GET_CONFIG, 0, size - VHOST_USER_HDR_SIZE);
+	ret = send_all(u, msg, size, NULL, 0, deadline);
 	ret = ret ?: config_hdr(u, len, &psize, deadline);
 	ret = ret ?: recv_all(u, reply, psize, deadline);
 	if (ret)

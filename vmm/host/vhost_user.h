@@ -72,7 +72,11 @@ enum {
 #define VHOST_USER_MAX_REGIONS 8
 #define VHOST_USER_REGION_SIZE 32
 #define VHOST_USER_MEM_HDR_SIZE 8
-/* The largest payload lkvm sends: a full memory table (> GET_CONFIG's). */
+/*
+ * The largest payload the message encoders make: a full memory table.
+ * GET_CONFIG's request can be longer (vhost_user_get_config() sizes its
+ * own).
+ */
 #define VHOST_USER_PAYLOAD_MAX     \
 	(VHOST_USER_MEM_HDR_SIZE + \
 	 VHOST_USER_MAX_REGIONS * VHOST_USER_REGION_SIZE)

@@ -59,11 +59,6 @@ int virtiofsd_start(struct virtiofsd *d, const struct fs_config *fs)
 	return ret;
 }
 
-void virtiofsd_reap(struct virtiofsd *d, char *why, size_t size)
-{
-	host_reap(&d->pid, why, size);
-}
-
 void virtiofsd_stop(struct virtiofsd *d)
 {
 	if (d->sock >= 0)

@@ -24,7 +24,6 @@
 
 #include "vmm/config.h"
 
-#define VIRTIOFSD_FD 3
 #define VIRTIOFSD_LIBEXEC "/usr/libexec/virtiofsd"
 #define VIRTIOFSD_ARGV_MAX 12
 /* "--shared-dir=" and a --fs DIR */
@@ -55,9 +54,6 @@ unsigned int virtiofsd_build_argv(char *argv[VIRTIOFSD_ARGV_MAX],
  * it is not installed (nothing printed); other -errno after one line.
  */
 int virtiofsd_start(struct virtiofsd *d, const struct fs_config *fs);
-
-/* virtiofsd is gone: reap it if it has exited; a short reason into why. */
-void virtiofsd_reap(struct virtiofsd *d, char *why, size_t size);
 
 /* Close the socket, kill virtiofsd if it still runs and reap it. */
 void virtiofsd_stop(struct virtiofsd *d);

@@ -282,6 +282,12 @@ int kvm_cpus_create(struct vm *vm)
 
 void kvm_cpus_destroy(struct vm *vm)
 {
+	/* The coalesced ring is in vCPU 0's mapping: gone with it. */
+	kvm_coalesced_flush(vm);
+	pthread_mutex_lock(&vm->cring_lock);
+	vm->cring = NULL;
+	vm->cring_on = false;
+	pthread_mutex_unlock(&vm->cring_lock);
 	pthread_rwlock_wrlock(&vm->vcpu_lock);
 	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++) {
 		struct vcpu *vcpu = &vm->vcpus[i];
@@ -661,6 +667,8 @@ static void *cpu_thread(void *arg)
 			cpu_run_error(vcpu, errno);
 			break;
 		}
+		/* The guest's batched writes come before this exit's access. */
+		kvm_coalesced_flush(vm);
 		if (!cpu_handle_exit(vcpu))
 			break;
 		if (vm->ext_resync)
@@ -797,6 +805,7 @@ void kvm_cpus_stop(struct vm *vm)
 	for (unsigned int i = 0; i < vm->cfg->nr_cpus; i++)
 		vm->vcpus[i].thread_started = false;
 	pthread_mutex_unlock(&vm->pause.lock);
+	kvm_coalesced_flush(vm); /* the last writes of a quiet guest */
 }
 
 /* --- debugging ---------------------------------------------------------- */

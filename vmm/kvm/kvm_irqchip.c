@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "vmm/kvm/gsi_routes.h"
 #include "vmm/kvm/irqchip.h"
 #include "lib/log.h"
 #include "vmm/kvm/vm.h"
@@ -279,4 +281,67 @@ int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi)
 	struct kvm_irqfd irqfd = { .fd = fd, .gsi = gsi };
 
 	return ioctl(vm->vm_fd, KVM_IRQFD, &irqfd) < 0 ? -errno : 0;
+}
+
+static int kvm_irqfd_set(void *opaque, int fd, uint32_t gsi, bool on)
+{
+	struct vm *vm = opaque;
+	struct kvm_irqfd irqfd = {
+		.fd = fd,
+		.gsi = gsi,
+		.flags = on ? 0 : KVM_IRQFD_FLAG_DEASSIGN,
+	};
+	int ret;
+
+	pthread_rwlock_rdlock(&vm->vcpu_lock);
+	ret = ioctl(vm->vm_fd, KVM_IRQFD, &irqfd) < 0 ? -errno : 0;
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+	return ret;
+}
+
+/* KVM_SET_GSI_ROUTING: the AIA's line entries as KVM made them, the MSIs. */
+static int kvm_routes_set(void *opaque, uint32_t nr_lines,
+			  const struct gsi_msi_route *msi, unsigned int n_msi)
+{
+	struct vm *vm = opaque;
+	struct kvm_irq_routing *t;
+	struct kvm_irq_routing_entry *e;
+	int ret;
+
+	t = calloc(1, sizeof(*t) + (nr_lines + n_msi) * sizeof(*e));
+	if (!t)
+		return -ENOMEM;
+	e = t->entries;
+	for (uint32_t i = 0; i < nr_lines; i++, e++)
+		*e = (struct kvm_irq_routing_entry){
+			.gsi = i,
+			.type = KVM_IRQ_ROUTING_IRQCHIP,
+			.u.irqchip = { .irqchip = 0, .pin = i },
+		};
+	for (unsigned int i = 0; i < n_msi; i++, e++)
+		*e = (struct kvm_irq_routing_entry){
+			.gsi = msi[i].gsi,
+			.type = KVM_IRQ_ROUTING_MSI,
+			.u.msi = { .address_lo = (uint32_t)msi[i].addr,
+				   .address_hi = msi[i].addr >> 32,
+				   .data = msi[i].data },
+		};
+	t->nr = nr_lines + n_msi;
+	pthread_rwlock_rdlock(&vm->vcpu_lock);
+	ret = ioctl(vm->vm_fd, KVM_SET_GSI_ROUTING, t) < 0 ? -errno : 0;
+	pthread_rwlock_unlock(&vm->vcpu_lock);
+	free(t);
+	return ret;
+}
+
+static const struct gsi_route_ops kvm_route_ops = {
+	.set = kvm_routes_set,
+	.irqfd = kvm_irqfd_set,
+};
+
+int kvm_routes_start(struct vm *vm, const struct aia_state *aia)
+{
+	/* KVM's default table: GSI n to APLIC source n, 0..nr_sources. */
+	return gsi_routes_start(&vm->routes, &kvm_route_ops, vm,
+				aia->nr_sources + 1);
 }

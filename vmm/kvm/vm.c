@@ -44,7 +44,9 @@ int vm_init(struct vm *vm, const struct vm_config *cfg, uint64_t ram_base)
 	for (unsigned int i = 0; i < CONFIG_MAX_CPUS; i++)
 		vm->vcpus[i] = (struct vcpu){ .vm = vm, .id = i, .fd = -1 };
 	pthread_rwlock_init(&vm->vcpu_lock, NULL);
+	gsi_routes_init(&vm->routes);
 	pthread_mutex_init(&vm->pause.lock, NULL);
+	pthread_mutex_init(&vm->cring_lock, NULL);
 	pthread_cond_init(&vm->pause.cond, NULL);
 	vm->sbi.mem = &vm->mem;
 	vm->timeout_fd = -1;

@@ -16,10 +16,12 @@
 #include "vmm/config.h"
 #include "vmm/isa.h"
 #include "lib/guest_mem.h"
+#include "vmm/kvm/gsi_routes.h"
 #include "vmm/kvm/mmio_bus.h"
 #include "vmm/kvm/sbi.h"
 
 struct kvm_run;
+struct kvm_coalesced_mmio_ring;
 
 /* Why the VM stops; the first request wins. */
 enum vm_stop {
@@ -71,6 +73,7 @@ struct cpu_caps {
 
 struct vm_stats {
 	atomic_ulong mmio_exits, sbi_exits, other_exits;
+	atomic_ulong coalesced_writes; /* MMIO writes that did not exit */
 	/*
 	 * lkvm's CPU time (user + system, all threads) from exec to the
 	 * first KVM_RUN of any vCPU, in us + 1 (0: not yet run).
@@ -102,6 +105,17 @@ struct vm {
 	pthread_rwlock_t vcpu_lock;
 
 	struct mmio_bus bus;
+	/*
+	 * KVM's coalesced MMIO ring, in vCPU 0's kvm_run mapping (NULL: none),
+	 * its entries, and whether the one window is registered; the lock
+	 * serialises the replay and the (un)registration.
+	 */
+	struct kvm_coalesced_mmio_ring *cring;
+	uint32_t cring_max;
+	bool cring_on;
+	pthread_mutex_t cring_lock;
+	/* The AIA's GSI routes for MSI irqfds (live while it exists). */
+	struct gsi_routes routes;
 	struct sbi_ctx sbi;
 	struct vm_stats stats;
 	struct vm_pause pause;
@@ -135,6 +149,17 @@ int vm_init(struct vm *vm, const struct vm_config *cfg, uint64_t ram_base);
 /* Raise a stop request (first one wins); safe from any thread. */
 void vm_request_stop(struct vm *vm, enum vm_stop why, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* kvm_coalesced.c */
+/* Per VM, after the vCPUs exist: find KVM's coalesced MMIO ring, if any. */
+void kvm_coalesced_open(struct vm *vm);
+/*
+ * Record the guest's writes to [addr, addr + size) in the ring instead of
+ * exiting (on), or no longer (off); -ENOTSUP without the ring, -errno.
+ */
+int kvm_coalesce(struct vm *vm, uint64_t addr, uint32_t size, bool on);
+/* Replay what the ring holds on the MMIO bus, in order; any thread. */
+void kvm_coalesced_flush(struct vm *vm);
 
 /* kvm_vm.c */
 int kvm_vm_open(struct vm *vm);
@@ -182,6 +207,12 @@ void kvm_irq_line(struct vm *vm, unsigned int src, int level);
 int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi);
 /* A message-signalled interrupt (an IMSIC address and identity). */
 void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data);
+/*
+ * The AIA was just created (KVM's default routing, aia's sources):
+ * vm->routes pushes its tables and binds its irqfds through KVM from now
+ * on, until gsi_routes_stop().  0 or -EINVAL.
+ */
+int kvm_routes_start(struct vm *vm, const struct aia_state *aia);
 
 /* kvm_cpu.c */
 int kvm_cpus_create(struct vm *vm);

@@ -10,10 +10,6 @@
 #include "vmm/kvm/vm.h"
 #include "vmm/machine/fs.h"
 
-/* Transport features the core always offers: virtiofsd must have them. */
-#define FS_NEEDED                                                          \
-	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | \
-	 VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
 /* How long virtiofsd may take to answer its first requests (start-up). */
 #define FS_START_MS 30000
 
@@ -50,7 +46,8 @@ static int fs_vhost_open(struct fs_dev *d, const struct vm *vm)
 
 	snprintf(what, sizeof(what), "--fs %s", d->cfg->path);
 	ret = vhostdev_user_open(&d->u, what, &m, vm->ram_fd, FS_START_MS);
-	if (!ret && (d->u.vh.features & FS_NEEDED) != FS_NEEDED) {
+	if (!ret &&
+	    (d->u.vh.features & VIRTIO_BACKED_NEEDED) != VIRTIO_BACKED_NEEDED) {
 		pr_err("--fs %s: virtiofsd lacks VERSION_1, EVENT_IDX or INDIRECT_DESC (features %#llx)",
 		       d->cfg->path, (unsigned long long)d->u.vh.features);
 		ret = -EOPNOTSUPP;

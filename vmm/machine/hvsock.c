@@ -93,10 +93,13 @@ static uint64_t hvsock_now_ms(void *opaque)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* In the struct's order (each member's type differs: the compiler checks). */
 static const struct vsock_hy_host_ops hvsock_ops = {
-	hvsock_connect,	    hvsock_send,  hvsock_recv,
-	hvsock_shutdown_wr, hvsock_close, hvsock_now_ms,
+	.connect = hvsock_connect,
+	.send = hvsock_send,
+	.recv = hvsock_recv,
+	.shutdown_wr = hvsock_shutdown_wr,
+	.close = hvsock_close,
+	.now_ms = hvsock_now_ms,
 };
 
 /* Does a process listen on the socket at a? */
@@ -132,20 +135,28 @@ static int hvsock_clear(const struct sockaddr_un *a)
 	return unlink(a->sun_path) ? -errno : 0;
 }
 
+/*
+ * The listening socket; s->listen_fd only once bound (hvsock_close_fds()
+ * then removes PATH: a bind that failed made no file of ours there).
+ */
 static int hvsock_listen(struct hvsock *s)
 {
 	struct sockaddr_un a;
-	int ret = hvsock_addr(&a, s->path, 0, false);
+	int fd = -1, ret = hvsock_addr(&a, s->path, 0, false);
 
 	ret = ret ?: hvsock_clear(&a);
 	if (ret == -EEXIST || ret == -EADDRINUSE)
 		return ret;
-	if (!ret) {
-		s->listen_fd = socket(
-			AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (s->listen_fd < 0 ||
-		    bind(s->listen_fd, (struct sockaddr *)&a, sizeof(a)) ||
-		    listen(s->listen_fd, HVSOCK_ACCEPT_BATCH))
+	if (!ret)
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    0);
+	if (!ret && (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)))) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+	} else if (!ret) {
+		s->listen_fd = fd;
+		if (listen(fd, HVSOCK_ACCEPT_BATCH))
 			ret = -errno;
 	}
 	if (ret)

@@ -8,14 +8,15 @@
 #include "lib/log.h"
 #include "vmm/machine/ioeventfds.h"
 
-/* On the I/O thread: the guest wrote this queue's index to its notify. */
+/*
+ * On the I/O thread: the guest wrote this queue's index to its notify.
+ * Edge-triggered: one call per signal of the eventfd, whose count is
+ * never read (it cannot overflow in any guest's life: one per notify).
+ */
 static void kicks_handle(void *opaque)
 {
 	struct board_kick *k = opaque;
-	uint64_t v;
 
-	if (read(k->fd, &v, sizeof(v)) != sizeof(v))
-		return;
 	virtio_mmio_kick(k->slot->transport, k->q);
 }
 
@@ -52,7 +53,7 @@ static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 		slot->nr_kicks++;
 		if (slot->backend_kicks & (1u << q))
 			continue; /* vhost reads it */
-		ret = iothread_add(io, k->fd, kicks_handle, k);
+		ret = iothread_add_edge(io, k->fd, kicks_handle, k);
 		if (ret)
 			return ret;
 	}

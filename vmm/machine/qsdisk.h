@@ -8,9 +8,10 @@
  * block size, ...), read once with GET_CONFIG (the CONFIG protocol
  * feature; a daemon without it is refused) and checked.  Rings, call
  * relays, reset and the daemon's death are vmm/machine/vhostdev.h's
- * struct vhostdev_user, as for virtio-fs: the daemon's death is one line
- * quoting its last message, the disk broken (DEVICE_NEEDS_RESET: the
- * guest's requests fail), lkvm and the guest go on.
+ * struct vhostdev_user, as for virtio-fs; the daemon's death is one line
+ * quoting its last message, then lkvm takes the ring back and fails
+ * every request the daemon had not taken with IOERR (blk_user.h; those
+ * it had taken never complete), and lkvm and the guest go on.
  */
 #ifndef RVKVM_QSDISK_H
 #define RVKVM_QSDISK_H

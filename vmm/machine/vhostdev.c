@@ -30,10 +30,24 @@ int vhostdev_init(struct vhostdev *d, struct virtio_mmio *vm,
 	return 0;
 }
 
+/* Every ring of every slot can have its route: ENOSPC is never the guest's. */
+_Static_assert(BOARD_VIRTIO_SLOTS *VHOST_MAX_RINGS <= GSI_ROUTES_MSI_MAX,
+	       "gsi_routes.h must hold a route per vhost ring");
+
+static void vhostdev_msix_changed(void *opaque)
+{
+	vhostdev_update(opaque);
+}
+
 void vhostdev_attach(struct vhostdev *d, struct board_slot *slot)
 {
 	d->slot = slot;
 	slot->backend_kicks = (1u << d->nr_rings) - 1;
+	d->routes = slot->board ? slot->board->chip.routes : NULL;
+	if (slot->pci && d->routes)
+		slot->msix_hook =
+			(struct virtio_pci_msix_hook){ vhostdev_msix_changed,
+						       d };
 }
 
 int vhostdev_ring(const struct vhostdev *d, unsigned int i,
@@ -108,21 +122,134 @@ static void vhostdev_call(void *opaque)
 	virtio_mmio_unlock(d->vm);
 }
 
+/* What --debug says of a device's interrupt path at set-up. */
+static const char *vhostdev_path_plan(const struct vhostdev *d)
+{
+	if (!d->slot || !d->slot->pci)
+		return "relayed by lkvm (virtio-mmio: the interrupt status first)";
+	if (!d->routes)
+		return "relayed by lkvm (no MSI routes on this irqchip)";
+	return "KVM irqfd on each ring's MSI-X vector (relayed by lkvm while MSI-X is off or the vector masked or unset)";
+}
+
 int vhostdev_watch(struct vhostdev *d, struct iothread *io)
 {
 	int ret = 0;
 
 	d->io = io;
-	for (unsigned int i = 0; !ret && i < d->nr_rings; i++)
+	for (unsigned int i = 0; !ret && i < d->nr_rings; i++) {
 		ret = iothread_add(io, d->call_fd[i], vhostdev_call,
 				   &d->calls[i]);
+		if (!ret)
+			d->path[i] = VHOSTDEV_PATH_RELAY;
+	}
+	if (!ret)
+		pr_debug("%s: vhost interrupts: %s", d->name,
+			 vhostdev_path_plan(d));
 	return ret;
+}
+
+/*
+ * The one place that chooses ring q's interrupt path (see vhostdev.h):
+ * the irqfd only for a virtio-pci MSI-X vector that may fire now, on
+ * KVM's AIA; *addr and *data its message.
+ */
+static enum vhostdev_path vhostdev_path(struct vhostdev *d, unsigned int q,
+					uint64_t *addr, uint32_t *data)
+{
+	if (d->gone || !d->io)
+		return VHOSTDEV_PATH_NONE;
+	if (!d->routes || !d->slot || !d->slot->pci ||
+	    !gsi_routes_live(d->routes))
+		return VHOSTDEV_PATH_RELAY;
+	if (virtio_pci_queue_msi(&d->slot->vpci, q, addr, data) !=
+	    VIRTIO_PCI_QMSI_OK)
+		return VHOSTDEV_PATH_RELAY;
+	return VHOSTDEV_PATH_IRQFD;
+}
+
+/* How many rings are on the irqfd. */
+static unsigned int vhostdev_irqfds(const struct vhostdev *d)
+{
+	unsigned int n = 0;
+
+	for (unsigned int q = 0; q < d->nr_rings; q++)
+		n += d->path[q] == VHOSTDEV_PATH_IRQFD;
+	return n;
+}
+
+/* Ring q onto the irqfd: false when KVM refused (the relay stays). */
+static bool vhostdev_to_irqfd(struct vhostdev *d, unsigned int q, uint64_t addr,
+			      uint32_t data)
+{
+	uint32_t gsi;
+	int ret = gsi_routes_set(d->routes, d->call_fd[q], addr, data, &gsi);
+
+	if (ret) {
+		if (!d->said_fail)
+			pr_warn("%s: ring %u: no MSI route (%s): interrupts relayed",
+				d->name, q, strerror(-ret));
+		d->said_fail = true;
+		return false;
+	}
+	if (vhostdev_irqfds(d) == 0 && d->said_irqfd < VHOSTDEV_SAY_MAX) {
+		pr_debug("%s: ring %u: call eventfd is a KVM irqfd, GSI %u",
+			 d->name, q, gsi);
+		d->said_irqfd++;
+	}
+	/* Bound before the relay stops: no signal falls between the two. */
+	if (d->path[q] == VHOSTDEV_PATH_RELAY)
+		iothread_watch(d->io, d->call_fd[q], false);
+	return true;
+}
+
+/* Ring q off the irqfd, to the relay (relay) or to nobody. */
+static void vhostdev_from_irqfd(struct vhostdev *d, unsigned int q, bool relay)
+{
+	uint64_t one = 1;
+
+	(void)gsi_routes_clear(d->routes, d->call_fd[q]);
+	if (!relay)
+		return;
+	iothread_watch(d->io, d->call_fd[q], true);
+	/* KVM may have taken a signal away with the irqfd: one more. */
+	if (write(d->call_fd[q], &one, sizeof(one)) < 0)
+		pr_once(LOG_WARN, "%s: call eventfd: %s", d->name,
+			strerror(errno));
+}
+
+static void vhostdev_set_path(struct vhostdev *d, unsigned int q)
+{
+	uint64_t addr = 0;
+	uint32_t data = 0;
+	enum vhostdev_path want = vhostdev_path(d, q, &addr, &data);
+	enum vhostdev_path was = d->path[q];
+
+	if (want == VHOSTDEV_PATH_IRQFD) {
+		if (!vhostdev_to_irqfd(d, q, addr, data))
+			want = VHOSTDEV_PATH_RELAY;
+		else
+			was = VHOSTDEV_PATH_IRQFD;
+	}
+	if (was == VHOSTDEV_PATH_IRQFD && want != VHOSTDEV_PATH_IRQFD)
+		vhostdev_from_irqfd(d, q, want == VHOSTDEV_PATH_RELAY);
+	else if (was == VHOSTDEV_PATH_RELAY && want == VHOSTDEV_PATH_NONE)
+		iothread_watch(d->io, d->call_fd[q], false);
+	else if (was == VHOSTDEV_PATH_NONE && want == VHOSTDEV_PATH_RELAY)
+		iothread_watch(d->io, d->call_fd[q], true);
+	d->path[q] = want;
+}
+
+void vhostdev_update(struct vhostdev *d)
+{
+	for (unsigned int q = 0; q < d->nr_rings; q++)
+		vhostdev_set_path(d, q);
 }
 
 void vhostdev_unwatch(struct vhostdev *d)
 {
-	for (unsigned int i = 0; d->io && i < d->nr_rings; i++)
-		iothread_watch(d->io, d->call_fd[i], false);
+	d->gone = true;
+	vhostdev_update(d);
 }
 
 void vhostdev_close(struct vhostdev *d)

@@ -2,18 +2,42 @@
 /*
  * The glue every vhost device shares (virtio-fs over vhost-user, -n
  * vhost=1 over vhost-net or over passt's vhost-user back-end): one call
- * eventfd per ring, relayed on the I/O thread into the device's
- * interrupt (virtio_core_backend_used_locked(); virtio-mmio and INTx need
- * the interrupt status set first, so never an irqfd); each ring's
+ * eventfd per ring, whose interrupt path vhostdev_path() alone chooses
+ * (see "Interrupt paths" below); each ring's
  * description for vhost_ring_start() taken from the driver's queue, its
  * kick the queue's KVM ioeventfd (the board slot's, which the I/O thread
  * then leaves to the back-end); a notification that took the MMIO exit
  * written to that eventfd; and the vhost-user start order (features,
  * rings, each ring enabled unless PCI bus mastering is off).
  *
+ * Interrupt paths.  The back-end always signals the same call eventfd;
+ * what reads it changes, per ring:
+ *   irqfd  on virtio-pci with KVM's AIA, while MSI-X is on and the
+ *          ring's vector is in the table, unmasked (function and entry)
+ *          and bus mastering is on: the eventfd is a KVM irqfd on a GSI
+ *          routed to the vector's message (vmm/kvm/gsi_routes.h), so
+ *          KVM injects it without lkvm; a rewritten entry changes the
+ *          route's message;
+ *   relay  otherwise (virtio-mmio and INTx need the interrupt status set
+ *          first, lkvm's PLIC and the in-kernel PLIC have no MSI routes, a
+ *          masked vector's message must stay pending, NO_VECTOR has none):
+ *          the I/O thread reads it and interrupts through the device
+ *          (virtio_core_backend_used_locked());
+ *   none   once the back-end is gone (vhostdev_unwatch()).
+ * virtio-pci tells of every change of what decides (the table, a mask,
+ * MSI-X enable, a queue's vector, bus mastering, a reset:
+ * virtio_pci_msix_hook); leaving the irqfd for the relay signals the
+ * eventfd once (a signal KVM took away with the irqfd is not lost; a
+ * spurious interrupt is harmless).  A guest reboot that builds a new VM
+ * loses every route with it (gsi_routes_stop()); the device reset then
+ * puts each ring back on the relay.  With --debug: one line per device
+ * at set-up naming its path, and one when a ring takes the irqfd while
+ * none of the device's had it (once per boot, as a rule; at most
+ * VHOSTDEV_SAY_MAX per device: the guest decides how often).
+ *
  * The device model calls start/stop/kick/dma with its transport lock
- * held; the relay takes that lock.  Nothing here logs a host failure:
- * the caller says once what failed.
+ * held; the relay and the path changes take that lock.  Nothing here
+ * logs a host failure: the caller says once what failed.
  */
 #ifndef RVKVM_VHOSTDEV_H
 #define RVKVM_VHOSTDEV_H
@@ -25,9 +49,18 @@
 #include "vmm/host/iothread.h"
 #include "vmm/host/vhost.h"
 #include "vmm/host/vhost_user.h"
+#include "vmm/kvm/gsi_routes.h"
 #include "virtio/backed.h"
 
 struct vhostdev;
+
+#define VHOSTDEV_SAY_MAX 8
+
+enum vhostdev_path {
+	VHOSTDEV_PATH_NONE,  /* nobody reads the call eventfd */
+	VHOSTDEV_PATH_RELAY, /* the I/O thread */
+	VHOSTDEV_PATH_IRQFD, /* KVM, on an MSI route */
+};
 
 /* What the I/O thread's handler of one call eventfd needs. */
 struct vhostdev_call {
@@ -43,6 +76,12 @@ struct vhostdev {
 	unsigned int nr_rings;
 	int call_fd[VHOST_MAX_RINGS];
 	struct vhostdev_call calls[VHOST_MAX_RINGS];
+	struct gsi_routes *routes; /* KVM's AIA: MSI routes; else NULL */
+	enum vhostdev_path path[VHOST_MAX_RINGS]; /* as set up now */
+	bool gone; /* unwatched: the back-end is gone */
+	/* --debug lines of a device taking the irqfd (bounded) */
+	unsigned int said_irqfd;
+	bool said_fail; /* a failed route said */
 };
 
 /* nr_rings call eventfds for the device on vm: 0 or -errno. */
@@ -66,8 +105,13 @@ int vhostdev_user_start(const struct vhostdev *d, struct vhost *v,
 int vhostdev_user_dma(struct vhostdev *d, struct vhost *v, bool on);
 /* The call eventfds on io (before it starts): 0 or -errno. */
 int vhostdev_watch(struct vhostdev *d, struct iothread *io);
-/* Stop relaying (a back-end that is gone). */
+/* Lock held.  The back-end is gone: nothing reads its calls any more. */
 void vhostdev_unwatch(struct vhostdev *d);
+/*
+ * Lock held.  Every ring's interrupt path chosen again and set up
+ * (virtio-pci's MSI-X hook calls it).
+ */
+void vhostdev_update(struct vhostdev *d);
 /* Close the eventfds (safe on a zeroed or half-made one after init). */
 void vhostdev_close(struct vhostdev *d);
 
