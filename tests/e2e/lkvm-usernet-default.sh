@@ -1,7 +1,10 @@
 #!/bin/sh
-# Runs in the emulated host: the default NIC (no -n) is passt over
-# vhost-user where passt offers it (Debian trixie's does), as --debug
-# says.  The guest gets its address from passt's DHCP and fetches a file
+# Runs in the emulated host: the default NIC (no -n) stays in passt's
+# socket mode on a host that gives shared memory no transparent huge
+# pages (shmem_enabled never, the emulated host's and Debian's default:
+# guest RAM in a memfd would lose its huge pages), and is passt over
+# vhost-user where shared memory gets them and passt offers it (Debian
+# trixie's does), as --debug says.  The guest gets its address from passt's DHCP and fetches a file
 # from an HTTP server on the host's loopback through the gateway, checksum
 # checked; then it starts a 1 GiB download and passt is killed (-9) in
 # the middle of it: lkvm says so in one line, the guest sees its carrier
@@ -29,6 +32,22 @@ host_md5=$(md5sum /tmp/www/hostfile | cut -d' ' -f1)
 dd if=/dev/zero of=/tmp/www/big bs=1 count=0 seek=$big 2>/dev/null
 httpd -p 127.0.0.1:8000 -h /tmp/www
 
+thp=/sys/kernel/mm/transparent_hugepage
+shmem_was=$(sed 's/.*\[\(.*\)\].*/\1/' $thp/shmem_enabled)
+echo never >$thp/shmem_enabled
+./lkvm run $irqchip_args --debug -k Image -i guest-usernet-default.cpio.gz \
+	-m 128 -c 1 </dev/null >/tmp/n.log 2>&1 &
+npid=$!
+i=0
+while ! grep -q "user-mode NIC 0:" /tmp/n.log && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill $npid 2>/dev/null
+wait $npid
+t default-socket-without-shmem-thp has "user-mode NIC 0: passt's socket mode (the host gives shared memory no huge pages" /tmp/n.log
+echo advise >$thp/shmem_enabled
+
 mkfifo /tmp/ctl
 ./lkvm run $irqchip_args --debug -k Image -i guest-usernet-default.cpio.gz \
 	-m 128 -c 1 </tmp/ctl >/tmp/d.log 2>&1 &
@@ -38,7 +57,6 @@ wait_for guest-ready /tmp/d.log
 passt_pid=$(own_pidof passt)
 # For the record: the host's transparent huge page settings and how the
 # guest RAM (lkvm's largest mapping, the shared memfd) is backed.
-thp=/sys/kernel/mm/transparent_hugepage
 echo "host-thp: enabled: $(cat $thp/enabled 2>/dev/null) shmem_enabled: $(cat $thp/shmem_enabled 2>/dev/null)"
 awk '/^[0-9a-f]+-[0-9a-f]+ / { h = $0; next }
 	$1 == "Size:" { s = $2 }
@@ -75,4 +93,6 @@ t killed-says-signal has "passt killed by signal 9" /tmp/d.log
 t killed-guest-went-on has "guest-done" /tmp/d.log
 t killed-status [ $rc -eq 0 ]
 t killed-no-zombie [ -z "$(own_pidof passt)" ]
+# The cases after this one in the same host see its setting as it was.
+echo "$shmem_was" >$thp/shmem_enabled
 exit $fail

@@ -148,35 +148,59 @@ static void test_choose_vhost(void **state)
 	(void)state;
 	assert_int_equal(parse("mode=user"), 0);
 	assert_false(nic.vhost_given);
-	netopt_choose_vhost(&nic, false, 1);
+	netopt_choose_vhost(&nic, false, false, 1);
 	assert_true(nic.vhost);
 	assert_non_null(strstr(nic.vhost_why, "offers --vhost-user"));
-	netopt_choose_vhost(&nic, false, 0); /* an older passt */
+	netopt_choose_vhost(&nic, false, false, 0); /* an older passt */
 	assert_false(nic.vhost);
 	assert_non_null(strstr(nic.vhost_why, "too old"));
-	netopt_choose_vhost(&nic, false, -EACCES);
+	netopt_choose_vhost(&nic, false, false, -EACCES);
 	assert_false(nic.vhost);
-	netopt_choose_vhost(&nic, true, 1); /* --hugetlbfs */
+	netopt_choose_vhost(&nic, true, false, 1); /* --hugetlbfs */
 	assert_false(nic.vhost);
 	assert_non_null(strstr(nic.vhost_why, "--hugetlbfs"));
+	/* Shared memory without the huge pages private RAM gets. */
+	netopt_choose_vhost(&nic, false, true, 1);
+	assert_false(nic.vhost);
+	assert_non_null(strstr(nic.vhost_why, "no huge pages"));
 	/* The default NIC is the same. */
 	netopt_defaults(&nic, 0, NIC_MODE_USER);
-	netopt_choose_vhost(&nic, false, 1);
+	netopt_choose_vhost(&nic, false, false, 1);
 	assert_true(nic.vhost);
 	/* vhost= given: as given, whatever passt is. */
 	assert_int_equal(parse("mode=user,vhost=0"), 0);
 	assert_true(nic.vhost_given);
-	netopt_choose_vhost(&nic, false, 1);
+	netopt_choose_vhost(&nic, false, false, 1);
 	assert_false(nic.vhost);
 	assert_string_equal(nic.vhost_why, "vhost=0");
 	assert_int_equal(parse("mode=user,vhost=1"), 0);
-	netopt_choose_vhost(&nic, true, 0);
+	netopt_choose_vhost(&nic, true, false, 0);
 	assert_true(nic.vhost); /* run_finish() refuses it with --hugetlbfs */
 	/* A tap is left alone. */
 	assert_int_equal(parse("mode=tap"), 0);
-	netopt_choose_vhost(&nic, false, 1);
+	netopt_choose_vhost(&nic, false, false, 1);
 	assert_false(nic.vhost);
 	assert_null(nic.vhost_why);
+}
+
+/* Debian's defaults: private memory gets huge pages, shared memory not. */
+static void test_shmem_loses_thp(void **state)
+{
+	(void)state;
+	assert_true(netopt_shmem_loses_thp(
+		"[always] madvise never\n",
+		"always within_size advise [never] deny force\n"));
+	assert_true(
+		netopt_shmem_loses_thp("always [madvise] never\n",
+				       "always advise never [deny] force\n"));
+	assert_false(
+		netopt_shmem_loses_thp("[always] madvise never\n",
+				       "always within_size [advise] never\n"));
+	/* No huge pages for anything: nothing to lose. */
+	assert_false(netopt_shmem_loses_thp("always madvise [never]\n",
+					    "always [never]\n"));
+	/* No transparent huge pages in the kernel at all. */
+	assert_false(netopt_shmem_loses_thp(NULL, NULL));
 }
 
 static void test_forwards(void **state)
@@ -236,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_vhost),
 		cmocka_unit_test(test_choose_vhost),
+		cmocka_unit_test(test_shmem_loses_thp),
 		cmocka_unit_test(test_forwards),
 		cmocka_unit_test(test_too_many_forwards),
 	};

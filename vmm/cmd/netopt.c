@@ -268,7 +268,24 @@ int netopt_parse(struct nic_config *nic, unsigned int index, const char *spec,
 	return -EINVAL;
 }
 
-void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs, int passt_vu)
+/* The bracketed (selected) word of a transparent_hugepage file is w. */
+static bool thp_selected(const char *text, const char *w)
+{
+	char want[24];
+
+	snprintf(want, sizeof(want), "[%s]", w);
+	return text && strstr(text, want);
+}
+
+bool netopt_shmem_loses_thp(const char *enabled, const char *shmem_enabled)
+{
+	return enabled && shmem_enabled && !thp_selected(enabled, "never") &&
+	       (thp_selected(shmem_enabled, "never") ||
+		thp_selected(shmem_enabled, "deny"));
+}
+
+void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs,
+			 bool shmem_loses_thp, int passt_vu)
 {
 	if (nic->mode != NIC_MODE_USER)
 		return;
@@ -280,6 +297,9 @@ void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs, int passt_vu)
 	if (hugetlbfs)
 		nic->vhost_why =
 			"--hugetlbfs: guest RAM cannot be the shared memfd vhost-user needs";
+	else if (passt_vu > 0 && shmem_loses_thp)
+		nic->vhost_why =
+			"the host gives shared memory no huge pages (transparent_hugepage/shmem_enabled): guest RAM stays private, with its huge pages";
 	else if (passt_vu > 0)
 		nic->vhost_why = "the installed passt offers --vhost-user";
 	else if (!passt_vu)
@@ -288,5 +308,5 @@ void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs, int passt_vu)
 	else
 		nic->vhost_why =
 			"passt could not be read to look for --vhost-user";
-	nic->vhost = !hugetlbfs && passt_vu > 0;
+	nic->vhost = !hugetlbfs && !shmem_loses_thp && passt_vu > 0;
 }

@@ -58,9 +58,21 @@ const char *netopt_unsupported(const char *kv, size_t n);
  * A user-mode NIC's vhost, decided before guest RAM is made (vhost-user
  * needs it a shared memfd): vhost= when given, else vhost-user when
  * passt_vu > 0 (the installed passt offers --vhost-user: 1, it does not:
- * 0, it could not be read: -errno) and guest RAM is not on --hugetlbfs.
- * The reason goes to nic->vhost_why.  Other NICs are left alone.
+ * 0, it could not be read: -errno), guest RAM is not on --hugetlbfs, and
+ * a shared memfd would not lose the huge pages private RAM gets
+ * (shmem_loses_thp: netopt_shmem_loses_thp()).  The reason goes to
+ * nic->vhost_why.  Other NICs are left alone.
  */
-void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs, int passt_vu);
+void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs,
+			 bool shmem_loses_thp, int passt_vu);
+
+/*
+ * From the texts of /sys/kernel/mm/transparent_hugepage/enabled and
+ * shmem_enabled (NULL: not there): private memory gets transparent huge
+ * pages and shared memory does not ("[never]" or "[deny]"), as on
+ * Debian's defaults.  Guest RAM in a memfd would then be mapped in 4 KiB
+ * pages: slower to fault in and to translate, for the whole run.
+ */
+bool netopt_shmem_loses_thp(const char *enabled, const char *shmem_enabled);
 
 #endif

@@ -45,10 +45,36 @@ static int kernel_opens(const char *path, FILE *err)
  * not on --hugetlbfs).  Not installed: nothing said here, the NIC's
  * start says it.  One --debug line a NIC.
  */
+/* A small sysfs file's text, or NULL. */
+static const char *read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* See netopt_shmem_loses_thp(). */
+static bool run_shmem_loses_thp(void)
+{
+	char a[128], b[128];
+
+	return netopt_shmem_loses_thp(
+		read_text("/sys/kernel/mm/transparent_hugepage/enabled", a,
+			  sizeof(a)),
+		read_text("/sys/kernel/mm/transparent_hugepage/shmem_enabled",
+			  b, sizeof(b)));
+}
+
 static void run_choose_vhost(struct vm_config *cfg)
 {
 	char passt[CONFIG_PATH_MAX];
-	bool probed = false;
+	bool probed = false, shmem_loses_thp = false;
 	int vu = 0;
 
 	for (unsigned int i = 0; i < cfg->nr_nics; i++) {
@@ -62,10 +88,12 @@ static void run_choose_vhost(struct vm_config *cfg)
 			vu = usernet_find_passt(passt, sizeof(passt)) ?
 				     -ENOENT :
 				     usernet_passt_vhost_user(passt);
+			shmem_loses_thp = vu > 0 && run_shmem_loses_thp();
 		}
 		if (probe && vu == -ENOENT)
 			continue; /* not installed: nic_user_open() says so */
-		netopt_choose_vhost(nic, cfg->hugetlbfs != NULL, vu);
+		netopt_choose_vhost(nic, cfg->hugetlbfs != NULL,
+				    shmem_loses_thp, vu);
 		pr_debug("-n: user-mode NIC %u: %s (%s)", i,
 			 nic->vhost ? "passt over vhost-user" :
 				      "passt's socket mode",

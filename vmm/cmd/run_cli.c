@@ -636,8 +636,9 @@ static const struct opt run_opts[] = {
 	      "(1: passt's vhost-user back-end moves the\n"
 	      "frames in guest RAM itself, guest RAM a shared\n"
 	      "memfd; 0: lkvm moves them over passt's socket;\n"
-	      "default: vhost-user when passt offers it and\n"
-	      "no --hugetlbfs).  Without -n:\n"
+	      "default: vhost-user when passt offers it, no\n"
+	      "--hugetlbfs and the host's shared memory gets\n"
+	      "huge pages).  Without -n:\n"
 	      "one user-mode NIC (no NIC, with a warning, if\n"
 	      "passt is not installed)") },
 	{ OPT("no-dhcp", 0, NULL, opt_set_true,
