@@ -3,8 +3,10 @@
 # with the case's interrupt controller and transport (./irqchip): the
 # guest reads a file the host wrote and writes one the host then reads,
 # in two boots (a guest reboot between them), and a read-only share
-# refuses a write; then virtiofsd is killed while the guest runs: one
-# line in lkvm's log, lkvm and the guest go on and power off cleanly.
+# refuses a write; then virtiofsd is killed while the guest reads a
+# large file from the share: one line in lkvm's log, the guest's later
+# requests fail with ENOTCONN (lkvm answers them), lkvm and the guest go
+# on and power off cleanly.
 # virtiofsd not installed, a DIR that is no directory (status 1, one
 # line each) and a bad tag (status 2) are refused.
 . ./lib.sh
@@ -13,6 +15,8 @@
 dd if=/dev/zero of=/tmp/f.img bs=1 count=0 seek=16M 2>/dev/null
 mkdir -p /tmp/share /tmp/share-ro
 echo "host-wrote-this" >/tmp/share/from-host.txt
+# Sparse: 2 GiB the guest is still reading when virtiofsd is killed.
+dd if=/dev/zero of=/tmp/share/big bs=1 count=0 seek=2G 2>/dev/null
 echo "read-only-content" >/tmp/share-ro/ro.txt
 t0=$(uptime_s)
 timeout 200 ./lkvm run $irqchip_args -k Image -i guest-virtiofs.cpio.gz \
@@ -47,9 +51,10 @@ t fs-guest-reads-after-reboot has "guest-fs-read-2: host-wrote-this" /tmp/f.log
 t fs-host-reads-after-reboot [ "$(cat /tmp/share/from-guest-2.txt)" = "from-guest-boot-2" ]
 t fs-virtiofsd-killed [ -n "$killed" ]
 t fs-death-one-line [ "$(grep -c "virtio-fs hostdir: virtiofsd" /tmp/f.log)" -eq 1 ]
-t fs-death-says-so has "virtio-fs hostdir: virtiofsd .*the device is broken, the guest keeps running" /tmp/f.log
+t fs-death-says-so has "virtio-fs hostdir: virtiofsd .*lkvm fails its requests from now on, the guest keeps running" /tmp/f.log
 t fs-only-error-line [ "$(grep -c "lkvm: error" /tmp/f.log)" -eq 1 ]
 t fs-guest-goes-on has "guest-fs-alive-10" /tmp/f.log
+t fs-later-requests-enotconn has "guest-fs-after-kill: not connected" /tmp/f.log
 t fs-poweroff has "rvkvm-guest-result: 0" /tmp/f.log
 
 # No virtiofsd (not on PATH, /usr/libexec hidden): one line, status 1.

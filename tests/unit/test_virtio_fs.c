@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <linux/fuse.h>
+
 #include "virtio/fs.h"
 #include "tests/unit/slot_res.h"
 #include "tests/unit/virtq_mock.h"
@@ -296,6 +298,78 @@ static void test_bus_master(void **state)
 	assert_int_equal(f->dmas, 2);
 }
 
+static int adopt(struct fix *f)
+{
+	int ret;
+
+	virtio_mmio_lock(&f->fs.b.vm);
+	ret = virtio_backed_adopt_locked(&f->fs.b);
+	virtio_mmio_unlock(&f->fs.b.vm);
+	return ret;
+}
+
+/* A FUSE request on queue q: its header, then room for reply bytes. */
+static uint16_t add_fuse(struct fix *f, unsigned int q, uint32_t opcode,
+			 uint64_t unique, uint32_t reply, struct vqm_buf *out)
+{
+	struct vqm_buf b[2] = {
+		vqm_buf_new(&f->q[q], sizeof(struct fuse_in_header), false, 0),
+		vqm_buf_new(&f->q[q], reply, true, 0xee),
+	};
+	struct fuse_in_header *in = vqm_ptr(&f->q[q], b[0].gpa, sizeof(*in));
+
+	in->len = sizeof(*in);
+	in->opcode = opcode;
+	in->unique = unique;
+	*out = b[1];
+	return vqm_add(&f->q[q], b, reply ? 2 : 1);
+}
+
+/*
+ * virtiofsd gone: lkvm answers each request with FUSE's ENOTCONN reply
+ * (its unique id back), a FORGET with nothing, a request too short for
+ * a header with nothing; later notifications are answered the same way.
+ */
+static void test_orphan(void **state)
+{
+	struct fix *f = *state;
+	struct fuse_out_header *out;
+	struct vqm_buf r[4];
+	uint16_t h[4];
+	uint32_t id, len;
+
+	driver_up(f, V1);
+	h[0] = add_fuse(f, 1, FUSE_GETATTR, 0x1122334455667788ULL, 120, &r[0]);
+	h[1] = add_fuse(f, 0, FUSE_FORGET, 7, 0, &r[1]);
+	assert_int_equal(adopt(f), 0);
+	assert_true(vqm_get_used(&f->q[1], &id, &len));
+	assert_int_equal(id, h[0]);
+	assert_int_equal(len, sizeof(*out));
+	out = vqm_ptr(&f->q[1], r[0].gpa, sizeof(*out));
+	assert_int_equal(out->len, sizeof(*out));
+	assert_int_equal(out->error, -ENOTCONN);
+	assert_true(out->unique == 0x1122334455667788ULL);
+	assert_int_equal(*(uint8_t *)vqm_ptr(&f->q[1], r[0].gpa + 16, 1), 0xee);
+	assert_true(vqm_get_used(&f->q[0], &id, &len));
+	assert_int_equal(id, h[1]);
+	assert_int_equal(len, 0);
+	/* Later requests, on a notification. */
+	h[2] = add_fuse(f, 1, FUSE_READ, 42, 16, &r[2]);
+	vqm_mmio_wr(&f->fs.b.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 1);
+	assert_true(vqm_get_used(&f->q[1], &id, &len));
+	assert_int_equal(id, h[2]);
+	assert_int_equal(len, 16);
+	out = vqm_ptr(&f->q[1], r[2].gpa, sizeof(*out));
+	assert_true(out->unique == 42 && out->error == -ENOTCONN);
+	/* Room for less than a reply: given back untouched. */
+	h[3] = add_fuse(f, 1, FUSE_READ, 43, 8, &r[3]);
+	vqm_mmio_wr(&f->fs.b.vm, VIRTIO_MMIO_QUEUE_NOTIFY, 1);
+	assert_true(vqm_get_used(&f->q[1], &id, &len));
+	assert_int_equal(id, h[3]);
+	assert_int_equal(len, 0);
+	assert_int_equal(f->kicks[1], 0); /* no back-end to kick */
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -304,7 +378,7 @@ int main(void)
 		T(test_features),	   T(test_bad_init),
 		T(test_start_stop),	   T(test_kicks),
 		T(test_backend_interrupt), T(test_failures),
-		T(test_bus_master),
+		T(test_bus_master),	   T(test_orphan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -382,6 +382,7 @@ static void user_sock(void *opaque)
 	struct virtio_mmio *vm = &u->dev->vm;
 	struct pollfd p = { .fd = u->sock, .events = POLLIN };
 	char why[64], words[200] = "", b;
+	bool adopted;
 
 	virtio_mmio_lock(vm);
 	if (u->gone || poll(&p, 1, 0) <= 0) {
@@ -397,10 +398,6 @@ static void user_sock(void *opaque)
 		host_reap(u->pid, why, sizeof(why));
 	if (!*u->pid)
 		user_last_words(u, words, sizeof(words));
-	if (!u->logged)
-		pr_err("%s: %s %s%s; the device is broken, the guest keeps running",
-		       u->label, u->daemon, why, words);
-	u->logged = true;
 	/*
 	 * A daemon that misbehaves but lives still maps guest RAM and holds
 	 * the rings' eventfds: stop it (reaped at exit), and its calls.
@@ -412,7 +409,13 @@ static void user_sock(void *opaque)
 	for (unsigned int q = 0;
 	     u->dev->orphan && u->vd.slot && q < u->vd.nr_rings; q++)
 		iothread_watch(u->io, u->vd.slot->kicks[q].fd, true);
-	virtio_backed_adopt_locked(u->dev);
+	adopted = !virtio_backed_adopt_locked(u->dev);
+	if (!u->logged)
+		pr_err("%s: %s %s%s; %s, the guest keeps running", u->label,
+		       u->daemon, why, words,
+		       adopted ? "lkvm fails its requests from now on" :
+				 "the device is broken");
+	u->logged = true;
 	virtio_mmio_unlock(vm);
 }
 
