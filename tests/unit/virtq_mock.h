@@ -190,19 +190,35 @@ static inline void vqm_link(struct vqm *m, uint64_t table_gpa,
 	}
 }
 
+/*
+ * A ring index another thread may read meanwhile: one 16-bit store (a
+ * 2-byte memcpy may be two byte stores, as gcc emits on riscv64, and a
+ * device thread would then see the index jump at a carry).
+ */
+static inline void vqm_store_idx(struct vqm *m, uint64_t gpa, uint16_t v)
+{
+	__atomic_store_n((uint16_t *)vqm_ptr(m, gpa, 2), htole16(v),
+			 __ATOMIC_RELEASE);
+}
+
+static inline uint16_t vqm_load_idx(const struct vqm *m, uint64_t gpa)
+{
+	return le16toh(__atomic_load_n((const uint16_t *)vqm_ptr(m, gpa, 2),
+				       __ATOMIC_ACQUIRE));
+}
+
 /* Put head into the next avail slot and publish it. */
 static inline void vqm_publish(struct vqm *m, uint16_t head)
 {
 	vqm_put16(m, m->avail + 4 + 2 * (m->avail_idx % m->num), head);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	vqm_put16(m, m->avail + 2, ++m->avail_idx);
+	vqm_store_idx(m, m->avail + 2, ++m->avail_idx);
 }
 
 /* Write avail->idx directly (e.g. to jump ahead). */
 static inline void vqm_set_avail_idx(struct vqm *m, uint16_t idx)
 {
 	m->avail_idx = idx;
-	vqm_put16(m, m->avail + 2, idx);
+	vqm_store_idx(m, m->avail + 2, idx);
 }
 
 /* Add a direct chain; returns its head. */
@@ -245,9 +261,8 @@ static inline bool vqm_get_used(struct vqm *m, uint32_t *id, uint32_t *len)
 {
 	uint64_t elem;
 
-	if (vqm_get16(m, m->used + 2) == m->last_used)
+	if (vqm_load_idx(m, m->used + 2) == m->last_used)
 		return false;
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	elem = m->used + 4 + VIRTQ_USED_ELEM_SIZE * (m->last_used % m->num);
 	*id = vqm_get32(m, elem);
 	*len = vqm_get32(m, elem + 4);

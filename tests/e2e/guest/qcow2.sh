@@ -12,6 +12,9 @@ sector() {
 	dd if="/dev/$1" bs=512 skip="$2" count=1 2>/dev/null | tr -dc 'A-Za-z0-9-'
 }
 if [ "$mode" = kill ]; then
+	# The kernel's "I/O error" lines would land inside this script's on
+	# the console (one port, two writers): errors only to the log.
+	echo 1 >/proc/sys/kernel/printk
 	echo "guest-qcow2-base-before-kill: $(sector vda 100)"
 	echo "guest-qcow2-ready-for-kill"
 	for i in $(seq 1 60); do
