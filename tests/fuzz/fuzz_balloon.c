@@ -68,40 +68,14 @@ static void fuzz_setup(struct fuzz_ctx *c)
 	if (f & 4)
 		features |= VIRTIO_BIT(VIRTIO_BALLOON_F_STATS_VQ);
 	fuzz_mmio_negotiate(&c->b.vm, features);
-	for (uint32_t q = 0; q < 3; q++) {
-		uint8_t n = fuzz_u8(&c->in);
-		uint16_t desc = fuzz_u16(&c->in);
-		uint16_t avail = fuzz_u16(&c->in);
-		uint16_t used = fuzz_u16(&c->in);
-
-		c->rings[q].num = 1u << (n % 8);
-		c->rings[q].desc = RAM_BASE + desc;
-		c->rings[q].avail = RAM_BASE + avail;
-		c->rings[q].used = RAM_BASE + used;
-		fuzz_mmio_queue(&c->b.vm, q, c->rings[q].num,
-				(uint32_t)c->rings[q].desc,
-				(uint32_t)c->rings[q].avail,
-				(uint32_t)c->rings[q].used);
-	}
+	fuzz_mmio_rings(&c->b.vm, &c->in, c->rings, 3, RAM_BASE);
 	vqm_mmio_wr_n(&c->b.vm, VIRTIO_MMIO_STATUS, 0xf, 4);
 }
 
 static void fuzz_publish_notify(struct fuzz_ctx *c)
 {
-	uint32_t q = fuzz_u8(&c->in) % 3;
-	struct fuzz_ring r = c->rings[q];
-
-	if (!r.num) {
-		fuzz_u16(&c->in);
-		return;
-	}
-	r.avail -= RAM_BASE; /* fuzz_publish wants an offset into RAM */
-	if (r.avail + 4 + 2 * r.num + 2 > FUZZ_RAM_SIZE) {
-		fuzz_u16(&c->in);
-		return;
-	}
-	fuzz_publish(&c->mem, &r, &c->in);
-	vqm_mmio_wr_n(&c->b.vm, VIRTIO_MMIO_QUEUE_NOTIFY, q, 4);
+	fuzz_mmio_publish_notify(&c->b.vm, &c->mem, &c->in, c->rings, 3,
+				 RAM_BASE);
 }
 
 static void fuzz_config(struct fuzz_ctx *c)

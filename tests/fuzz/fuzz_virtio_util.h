@@ -213,4 +213,55 @@ static inline void fuzz_mmio_driver_up(struct virtio_mmio *vm,
 	CHECK(vqm_mmio_rd_n(vm, VIRTIO_MMIO_STATUS, 4) == 15);
 }
 
+/*
+ * Queues 0 .. n - 1 from the input: [num: u8] [desc, avail, used: u16
+ * offsets into RAM at ram_base] each, given to the transport (after the
+ * negotiation) and noted in rings[].
+ */
+static inline void fuzz_mmio_rings(struct virtio_mmio *vm, struct fuzz_in *in,
+				   struct fuzz_ring *rings, unsigned int n,
+				   uint64_t ram_base)
+{
+	for (uint32_t q = 0; q < n; q++) {
+		uint8_t num = fuzz_u8(in);
+		uint16_t desc = fuzz_u16(in);
+		uint16_t avail = fuzz_u16(in);
+		uint16_t used = fuzz_u16(in);
+
+		rings[q].num = 1u << (num % 8);
+		rings[q].desc = ram_base + desc;
+		rings[q].avail = ram_base + avail;
+		rings[q].used = ram_base + used;
+		fuzz_mmio_queue(vm, q, rings[q].num, (uint32_t)rings[q].desc,
+				(uint32_t)rings[q].avail,
+				(uint32_t)rings[q].used);
+	}
+}
+
+/*
+ * [queue: u8 % n] [head: u16]: publish head on that queue's ring (when
+ * it fits in RAM) and notify the queue.
+ */
+static inline void fuzz_mmio_publish_notify(struct virtio_mmio *vm,
+					    struct guest_mem *mem,
+					    struct fuzz_in *in,
+					    const struct fuzz_ring *rings,
+					    unsigned int n, uint64_t ram_base)
+{
+	uint32_t q = fuzz_u8(in) % n;
+	struct fuzz_ring r = rings[q];
+
+	if (!r.num) {
+		fuzz_u16(in);
+		return;
+	}
+	r.avail -= ram_base; /* fuzz_publish wants an offset into RAM */
+	if (r.avail + 4 + 2 * r.num + 2 > FUZZ_RAM_SIZE) {
+		fuzz_u16(in);
+		return;
+	}
+	fuzz_publish(mem, &r, in);
+	vqm_mmio_wr_n(vm, VIRTIO_MMIO_QUEUE_NOTIFY, q, 4);
+}
+
 #endif
