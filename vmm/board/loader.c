@@ -320,43 +320,60 @@ static int loader_get_kernel(const struct guest_mem *mem, const char *path,
 }
 
 /*
- * The file's size and its first bytes are all the checks need: the kernel
- * is read once, by the load (megabytes less to read and map at start).
+ * A regular, uncompressed kernel file: open it and check its header (the
+ * file's size and its first bytes are all the checks need) for ram_size
+ * bytes of RAM.  0 with *fdp open and info filled; 1 when it is not such
+ * a file (a pipe, Image.gz: the buffered load's); -errno with why set as
+ * the load words it.
  */
-int loader_probe_kernel(const char *path, uint64_t ram_size,
-			struct image_why *why)
+static int loader_kernel_head(const char *path, uint64_t ram_size,
+			      struct image_info *info, int *fdp,
+			      struct image_why *why)
 {
 	uint8_t head[4096];
 	struct image_why inner;
-	struct image_info info;
 	struct stat st;
 	ssize_t n;
-	int fd, ret = 0;
+	int fd, ret;
 
-	/* A pipe (-k <(zcat ...)) can be read once only: the load's. */
+	/* A pipe (-k <(zcat ...)) can be read once only. */
 	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		return 0;
+		return 1;
 	fd = loader_open(path,
 			 ram_size < SIZE_MAX / 2 ? ram_size : SIZE_MAX / 2, &st,
 			 &inner);
 	if (fd < 0) {
-		ret = fd;
-	} else {
-		n = pread(fd, head, sizeof(head), 0);
-		if (n < 0) {
-			ret = -errno;
-			image_why_set(&inner, "read failed: %s",
-				      strerror(errno));
-		} else if (!image_is_gzip(head, (size_t)n)) {
-			ret = image_parse_head(head, (size_t)n,
-					       (size_t)st.st_size, ram_size,
-					       &info, &inner);
-		}
-		close(fd);
-	}
-	if (ret)
 		image_why_set(why, "kernel %s: %s", path, inner.msg);
+		return fd;
+	}
+	n = S_ISREG(st.st_mode) ? pread(fd, head, sizeof(head), 0) : 0;
+	ret = n < 0 ? -errno : 0;
+	if (ret)
+		image_why_set(&inner, "read failed: %s", strerror(-ret));
+	else if (!S_ISREG(st.st_mode) || image_is_gzip(head, (size_t)n))
+		ret = 1;
+	else
+		ret = image_parse_head(head, (size_t)n, (size_t)st.st_size,
+				       ram_size, info, &inner);
+	if (ret < 0)
+		image_why_set(why, "kernel %s: %s", path, inner.msg);
+	if (ret)
+		close(fd);
+	else
+		*fdp = fd;
 	return ret;
+}
+
+/* The kernel is read once, by the load. */
+int loader_probe_kernel(const char *path, uint64_t ram_size,
+			struct image_why *why)
+{
+	struct image_info info;
+	int fd, ret = loader_kernel_head(path, ram_size, &info, &fd, why);
+
+	if (!ret)
+		close(fd);
+	return ret > 0 ? 0 : ret;
 }
 
 /*
@@ -616,35 +633,16 @@ static int loader_load_direct(const struct guest_mem *mem,
 	struct image_why inner;
 	struct image_info info;
 	struct loader_request req;
-	uint8_t head[4096], *dst;
 	size_t initrd_len, sizes[CONFIG_MAX_INITRDS];
-	struct stat st;
-	ssize_t n = 0;
+	uint8_t *dst;
 	int fd, ret;
 
-	if (files->firmware ||
-	    (!stat(files->kernel, &st) && !S_ISREG(st.st_mode)))
+	if (files->firmware)
 		return 1;
-	fd = loader_open(files->kernel,
-			 mem->size < SIZE_MAX / 2 ? mem->size : SIZE_MAX / 2,
-			 &st, &inner);
-	ret = fd < 0 ? fd : !S_ISREG(st.st_mode);
-	if (!ret) {
-		n = pread(fd, head, sizeof(head), 0);
-		ret = n < 0 ? -errno : 0;
-		if (ret)
-			image_why_set(&inner, "read failed: %s",
-				      strerror(-ret));
-	}
-	if (!ret && image_is_gzip(head, (size_t)n))
-		ret = 1;
-	if (!ret)
-		ret = image_parse_head(head, (size_t)n, (size_t)st.st_size,
-				       mem->size, &info, &inner);
-	if (ret < 0)
-		image_why_set(why, "kernel %s: %s", files->kernel, inner.msg);
-	if (!ret)
-		ret = loader_size_initrds(mem, files, sizes, &initrd_len, why);
+	ret = loader_kernel_head(files->kernel, mem->size, &info, &fd, why);
+	if (ret)
+		return ret;
+	ret = loader_size_initrds(mem, files, sizes, &initrd_len, why);
 	if (!ret) {
 		req = (struct loader_request){
 			.ram_base = mem->base,
@@ -665,8 +663,7 @@ static int loader_load_direct(const struct guest_mem *mem,
 				      dst ? inner.msg :
 					    "kernel outside guest RAM");
 	}
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	if (!ret && initrd_len)
 		ret = loader_read_initrds(mem, files, sizes, out->initrd_start,
 					  why);
