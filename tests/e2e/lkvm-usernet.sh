@@ -136,4 +136,20 @@ t no-dhcp-static-works has "guest-host-file-md5: $host_md5" /tmp/u6.log
 t old-passt-socket-mode has "user-mode NIC 0: passt's socket mode (the installed passt has no --vhost-user (too old))" /tmp/u6.log
 t old-passt-no-vhost-user lacks "over vhost-user" /tmp/u6.log
 t old-passt-no-error lacks "lkvm: error" /tmp/u6.log
+
+# 6. A passt that fails at start-up: lkvm does not wait for passt before
+# the guest runs, yet the run ends as if it had: passt's message, one
+# line, status 1 (the guest is stopped wherever its boot had got to).
+mkdir -p /tmp/badpasst
+printf '#!/bin/sh\nsleep 1\necho "passt: cannot bind" >&2\nexit 1\n' \
+	>/tmp/badpasst/passt
+chmod 755 /tmp/badpasst/passt
+PATH=/tmp/badpasst:$PATH lkvm /tmp/u7.log -k Image -i guest-usernet.cpio.gz \
+	-m 128 -c 1 -n mode=user,vhost=0
+t failed-passt-status-1 [ $rc -eq 1 ]
+t failed-passt-message has "passt: cannot bind" /tmp/u7.log
+t failed-passt-says-why has "lkvm: error: user-mode network: passt exited with status 1 at start-up" /tmp/u7.log
+t failed-passt-one-error [ "$(grep -c 'lkvm: error' /tmp/u7.log)" -eq 1 ]
+t failed-passt-no-result lacks "rvkvm-guest-result" /tmp/u7.log
+t failed-passt-reaped [ -z "$(own_pidof passt)" ]
 exit $fail

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -237,7 +239,9 @@ static void test_open_ready_and_close(void **state)
 			 "echo $$\nexec sleep 100",
 			 &old);
 	netopt_defaults(&nic, 0, NIC_MODE_USER);
-	assert_int_equal(usernet_open(&u, &nic, true, 12, -1), 0);
+	assert_int_equal(usernet_open(&u, &nic, true, 12), 0);
+	assert_int_equal(usernet_wait_started(&u, -1), 0);
+	assert_true(u.started);
 	assert_true(u.pid > 0);
 	assert_true(u.fd >= 0);
 	assert_int_equal(kill(u.pid, 0), 0);
@@ -265,9 +269,69 @@ static void test_open_passt_fails(void **state)
 
 	(void)state;
 	netopt_defaults(&nic, 0, NIC_MODE_USER);
-	assert_int_equal(usernet_open(&u, &nic, false, 12, -1), -EIO);
+	assert_int_equal(usernet_open(&u, &nic, false, 12), 0);
+	assert_int_equal(usernet_wait_started(&u, -1), -EIO);
 	assert_int_equal(u.pid, 0);
+	usernet_close(&u);
 	assert_int_equal(u.fd, -1);
+	assert_int_equal(u.ready_fd, -1);
+	assert_int_equal(u.late_fd, -1);
+	fake_passt_gone(dir, old);
+}
+
+/*
+ * Nothing waits for passt: open returns while it is still starting (this
+ * one waits for a file the test makes), the socket already takes frames,
+ * and usernet_started() says so only once the PID came.
+ */
+static void test_open_does_not_wait(void **state)
+{
+	struct pollfd p;
+	struct nic_config nic;
+	struct usernet u;
+	char *old, go[128];
+	const char *dir = fake_passt(
+		"while [ ! -e \"$(dirname \"$0\")/go\" ]; do sleep 0.01; done\n"
+		"echo $$\nexec sleep 100",
+		&old);
+	const uint8_t frame[64] = { 0xff };
+
+	(void)state;
+	netopt_defaults(&nic, 0, NIC_MODE_USER);
+	assert_int_equal(usernet_open(&u, &nic, false, 12), 0);
+	assert_int_equal(usernet_started(&u), 0);
+	assert_false(u.started);
+	assert_int_equal(usernet_send(&u, frame, sizeof(frame)), 0);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	close(open(go, O_CREAT | O_WRONLY, 0600));
+	p = (struct pollfd){ .fd = u.ready_fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 20000), 1);
+	assert_int_equal(usernet_started(&u), 1);
+	assert_int_equal(usernet_started(&u), 1);
+	usernet_close(&u);
+	unlink(go);
+	fake_passt_gone(dir, old);
+}
+
+/* A passt that never says it is ready: one line when the deadline passes. */
+static void test_open_late(void **state)
+{
+	const struct itimerspec soon = { .it_value.tv_nsec = 1000000 };
+	struct pollfd p;
+	struct nic_config nic;
+	struct usernet u;
+	char *old;
+	const char *dir = fake_passt("exec sleep 100", &old);
+
+	(void)state;
+	netopt_defaults(&nic, 0, NIC_MODE_USER);
+	assert_int_equal(usernet_open(&u, &nic, false, 12), 0);
+	assert_int_equal(timerfd_settime(u.late_fd, 0, &soon, NULL), 0);
+	p = (struct pollfd){ .fd = u.late_fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 20000), 1);
+	assert_int_equal(usernet_started(&u), -ETIMEDOUT);
+	usernet_close(&u);
+	assert_int_equal(u.pid, 0);
 	fake_passt_gone(dir, old);
 }
 
@@ -282,7 +346,9 @@ static void test_open_cancelled(void **state)
 
 	(void)state;
 	netopt_defaults(&nic, 0, NIC_MODE_USER);
-	assert_int_equal(usernet_open(&u, &nic, false, 12, efd), -EINTR);
+	assert_int_equal(usernet_open(&u, &nic, false, 12), 0);
+	assert_int_equal(usernet_wait_started(&u, efd), -EINTR);
+	usernet_close(&u);
 	assert_int_equal(u.pid, 0);
 	close(efd);
 	fake_passt_gone(dir, old);
@@ -297,7 +363,7 @@ static void test_open_not_installed(void **state)
 	(void)state;
 	setenv("PATH", "/nonexistent", 1);
 	netopt_defaults(&nic, 0, NIC_MODE_USER);
-	assert_int_equal(usernet_open(&u, &nic, false, 12, -1), -ENOENT);
+	assert_int_equal(usernet_open(&u, &nic, false, 12), -ENOENT);
 	if (old)
 		setenv("PATH", old, 1);
 	free(old);
@@ -309,7 +375,7 @@ static void pair(struct usernet *u, int *peer)
 	int sv[2];
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	*u = (struct usernet){ .fd = sv[0] };
+	*u = (struct usernet){ .fd = sv[0], .ready_fd = -1, .late_fd = -1 };
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
 	assert_int_equal(lpframe_rx_init(&u->rx, 12, USERNET_MIN_FRAME,
 					 USERNET_MAX_FRAME),
@@ -471,6 +537,8 @@ int main(void)
 		cmocka_unit_test(test_passt_vhost_user_probe),
 		cmocka_unit_test(test_open_ready_and_close),
 		cmocka_unit_test(test_open_passt_fails),
+		cmocka_unit_test(test_open_does_not_wait),
+		cmocka_unit_test(test_open_late),
 		cmocka_unit_test(test_open_cancelled),
 		cmocka_unit_test(test_open_not_installed),
 		cmocka_unit_test(test_send_frames),

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,35 +192,73 @@ static void usernet_status_text(int status, char *buf, size_t size)
 		snprintf(buf, size, "stopped");
 }
 
-/* Wait for passt's PID on the pipe: 0 when it is ready. */
-static int usernet_wait_ready(struct usernet *u, int in, int cancel_fd)
+/* passt at start-up: gone (reaped, one line), -EIO. */
+static int usernet_died(struct usernet *u)
 {
-	struct pollfd pfd[2] = {
-		{ .fd = in, .events = POLLIN },
-		{ .fd = cancel_fd, .events = POLLIN },
-	};
-	char buf[32], why[64];
-	int n;
+	char why[64];
 
-	do
-		n = poll(pfd, cancel_fd >= 0 ? 2 : 1, USERNET_START_MS);
-	while (n < 0 && errno == EINTR);
-	if (n > 0 && !pfd[0].revents)
-		return -EINTR; /* a stop request: the caller reads it */
-	if (n == 0) {
-		pr_err("user-mode network: passt did not start within %d s",
-		       USERNET_START_MS / 1000);
-		return -ETIMEDOUT;
-	}
-	do
-		n = read(in, buf, sizeof(buf));
-	while (n < 0 && errno == EINTR);
-	if (n > 0)
-		return 0;
 	usernet_reap(u, why, sizeof(why));
 	pr_err("user-mode network: passt %s at start-up (see its message above)",
 	       why);
 	return -EIO;
+}
+
+static void usernet_ready_close(struct usernet *u)
+{
+	if (u->ready_fd >= 0)
+		close(u->ready_fd);
+	if (u->late_fd >= 0)
+		close(u->late_fd);
+	u->ready_fd = -1;
+	u->late_fd = -1;
+}
+
+int usernet_started(struct usernet *u)
+{
+	uint64_t late;
+	char buf[32];
+	ssize_t n;
+
+	if (u->started)
+		return 1;
+	do
+		n = read(u->ready_fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		u->started = true;
+		return 1;
+	}
+	if (n == 0 || errno != EAGAIN)
+		return usernet_died(u);
+	if (read(u->late_fd, &late, sizeof(late)) != sizeof(late))
+		return 0;
+	pr_err("user-mode network: passt did not start within %d s",
+	       USERNET_START_MS / 1000);
+	return -ETIMEDOUT;
+}
+
+int usernet_wait_started(struct usernet *u, int cancel_fd)
+{
+	struct pollfd pfd[3] = {
+		{ .fd = u->ready_fd, .events = POLLIN },
+		{ .fd = u->late_fd, .events = POLLIN },
+		{ .fd = cancel_fd, .events = POLLIN },
+	};
+	int n;
+
+	while (!u->started) {
+		do
+			n = poll(pfd, cancel_fd >= 0 ? 3 : 2, -1);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+		if (pfd[2].revents && !pfd[0].revents)
+			return -EINTR; /* a stop request: the caller reads it */
+		n = usernet_started(u);
+		if (n < 0)
+			return n;
+	}
+	return 0;
 }
 
 static void usernet_bufs(int fd)
@@ -232,10 +271,14 @@ static void usernet_bufs(int fd)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 }
 
-/* The socket pair and the pipe, then passt; our ends stay in u / *in. */
-static int usernet_start(struct usernet *u, const struct usernet_argv *a,
-			 int *in)
+/*
+ * The socket pair and the pipe, then passt; our ends, and the start-up
+ * deadline (a timerfd), stay in u.
+ */
+static int usernet_start(struct usernet *u, const struct usernet_argv *a)
 {
+	const struct itimerspec late = { .it_value.tv_sec =
+						 USERNET_START_MS / 1000 };
 	int sv[2], pfd[2], ret;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
@@ -263,17 +306,23 @@ static int usernet_start(struct usernet *u, const struct usernet_argv *a,
 		return ret;
 	}
 	u->fd = sv[0];
-	*in = pfd[0];
-	return fcntl(u->fd, F_SETFL, O_NONBLOCK) ? -errno : 0;
+	u->ready_fd = pfd[0];
+	u->late_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (u->late_fd < 0 || timerfd_settime(u->late_fd, 0, &late, NULL) ||
+	    fcntl(u->ready_fd, F_SETFL, O_NONBLOCK) ||
+	    fcntl(u->fd, F_SETFL, O_NONBLOCK))
+		return -errno;
+	return 0;
 }
 
 int usernet_open(struct usernet *u, const struct nic_config *nic, bool no_dhcp,
-		 size_t headroom, int cancel_fd)
+		 size_t headroom)
 {
 	struct usernet_argv a;
-	int ret, in = -1;
+	int ret;
 
-	*u = (struct usernet){ .fd = -1 };
+	*u = (struct usernet){ .fd = -1, .ready_fd = -1, .late_fd = -1 };
 	if (usernet_find_passt(u->passt, sizeof(u->passt)))
 		return -ENOENT;
 	ret = usernet_build_argv(&a, u->passt, nic, no_dhcp, geteuid() == 0);
@@ -293,16 +342,12 @@ int usernet_open(struct usernet *u, const struct nic_config *nic, bool no_dhcp,
 		usernet_close(u);
 		return ret;
 	}
-	ret = usernet_start(u, &a, &in);
-	if (ret)
+	ret = usernet_start(u, &a);
+	if (ret) {
 		pr_err("user-mode network: cannot start %s: %s", u->passt,
 		       strerror(-ret));
-	else
-		ret = usernet_wait_ready(u, in, cancel_fd);
-	if (in >= 0)
-		close(in);
-	if (ret)
 		usernet_close(u);
+	}
 	return ret;
 }
 
@@ -423,6 +468,7 @@ void usernet_reap(struct usernet *u, char *why, size_t size)
 
 void usernet_close(struct usernet *u)
 {
+	usernet_ready_close(u);
 	if (u->fd >= 0)
 		close(u->fd);
 	u->fd = -1;

@@ -11,7 +11,10 @@
  * Start-up: passt is found on PATH, spawned with an empty signal mask and
  * its standard output on a pipe; it writes its PID there (--pid) once its
  * set-up (ports bound, sandbox entered) is done, so a passt that fails at
- * start-up is seen at once.  As root passt is told to run as 65534:65534
+ * start-up is seen at once.  Nothing has to wait for that: frames the
+ * guest sends meanwhile wait in the socket pair, which exists before
+ * passt runs; the caller watches ready_fd and late_fd (the deadline) and
+ * asks usernet_started(), or waits in usernet_wait_started().  As root passt is told to run as 65534:65534
  * (nobody), since it would look up "nobody" by name otherwise.
  * With vhost=1 (nic->vhost) passt is started the same way with
  * --vhost-user: the socket then carries vhost-user requests (the caller
@@ -47,6 +50,9 @@ struct usernet_argv {
 struct usernet {
 	int fd;		/* our end of the socket pair, non-blocking */
 	pid_t pid;	/* passt; 0 once reaped */
+	int ready_fd;	/* start-up: passt's stdout, its PID once ready */
+	int late_fd;	/* start-up: a timerfd, expired when passt is late */
+	bool started;	/* passt said it is ready */
 	bool congested; /* a wait for room timed out: drop, do not wait */
 	struct lpframe_rx rx;
 	uint8_t *rest; /* the unsent tail of a partly sent frame */
@@ -73,13 +79,26 @@ int usernet_find_passt(char *path, size_t size);
 int usernet_passt_vhost_user(const char *passt);
 
 /*
- * Find and start passt for nic, wait until it is ready.  0; -ENOENT when
- * passt is not installed (nothing printed); -EINTR, nothing printed, when
- * cancel_fd (a signalfd, or -1) became readable meanwhile; other -errno
+ * Find and start passt for nic (not waiting for it: see above).  0;
+ * -ENOENT when passt is not installed (nothing printed); other -errno
  * after one line.
  */
 int usernet_open(struct usernet *u, const struct nic_config *nic, bool no_dhcp,
-		 size_t headroom, int cancel_fd);
+		 size_t headroom);
+
+/*
+ * Whether passt is ready (never blocks; call when ready_fd or late_fd is
+ * readable): 1 yes, 0 not yet; -EIO (it died) or -ETIMEDOUT (late) after
+ * one line.
+ */
+int usernet_started(struct usernet *u);
+
+/*
+ * Wait until passt is ready: 0, or usernet_started()'s errors; -EINTR,
+ * nothing printed, when cancel_fd (a signalfd, or -1) became readable
+ * meanwhile.
+ */
+int usernet_wait_started(struct usernet *u, int cancel_fd);
 
 /*
  * Send one Ethernet frame.  0 (sent, or the tail queued to go first with

@@ -152,6 +152,27 @@ static void nic_user_readable(void *opaque)
 	}
 }
 
+/*
+ * On the I/O thread, passt's start-up (socket mode): the guest boots
+ * meanwhile, its frames wait in the socket pair.  Once passt is ready its
+ * socket is read; a passt that dies or is late at start-up ends the run
+ * with the line and the status it would have had before the guest ran.
+ */
+static void nic_user_started(void *opaque)
+{
+	struct nic *nic = opaque;
+	int ret = usernet_started(&nic->user);
+
+	if (!ret)
+		return;
+	iothread_watch(nic->io, nic->user.ready_fd, false);
+	iothread_watch(nic->io, nic->user.late_fd, false);
+	if (ret > 0)
+		iothread_watch(nic->io, nic->user.fd, true);
+	else
+		vm_request_stop(nic->vm, VM_STOP_HOST_ERROR, "%s", "");
+}
+
 /* --- vhost=1 on a tap: vhost-net ------------------------------------------- */
 
 /* One line per failure, until a start succeeds again. */
@@ -455,8 +476,9 @@ static void nic_woken(void *opaque)
 			iothread_watch(nic->io, nic->tap.fd, true);
 		return;
 	}
+	/* Before passt has started, nic_user_started() watches its socket. */
 	if (!atomic_load(&nic->down) && nic_user_deliver(nic) &&
-	    !atomic_load(&nic->down))
+	    !atomic_load(&nic->down) && nic->user.started)
 		iothread_watch(nic->io, nic->user.fd, true);
 }
 
@@ -500,10 +522,9 @@ static void nic_host_close(struct nic *nic)
 
 /* passt for a user-mode NIC; 1: not installed, leave the default out. */
 static int nic_user_open(struct nic *nic, const struct nic_config *cfg,
-			 bool no_dhcp, int cancel_fd)
+			 bool no_dhcp)
 {
-	int ret = usernet_open(&nic->user, cfg, no_dhcp, VIRTIO_NET_HDR_SIZE,
-			       cancel_fd);
+	int ret = usernet_open(&nic->user, cfg, no_dhcp, VIRTIO_NET_HDR_SIZE);
 
 	if (ret != -ENOENT)
 		return ret;
@@ -543,16 +564,23 @@ static int nic_tap_open(struct nic *nic, const struct nic_config *cfg,
 	return ret;
 }
 
-/* passt, and with vhost=1 its vhost-user back-end. */
+/*
+ * passt, and with vhost=1 its vhost-user back-end, whose requests need
+ * passt running: only then is its start waited for here (socket mode:
+ * nic_user_started()).
+ */
 static int nic_passt_open(struct nic *nic, const struct nic_config *cfg,
 			  bool no_dhcp, const struct vm *vm, int cancel_fd)
 {
-	int ret = nic_user_open(nic, cfg, no_dhcp, cancel_fd);
+	int ret = nic_user_open(nic, cfg, no_dhcp);
 
-	if (!ret && nic->vhost && nic_vu_open(nic, vm)) {
-		usernet_close(&nic->user);
+	if (ret || !nic->vhost)
+		return ret;
+	ret = usernet_wait_started(&nic->user, cancel_fd);
+	if (!ret && nic_vu_open(nic, vm))
 		ret = -EIO;
-	}
+	if (ret)
+		usernet_close(&nic->user);
 	return ret;
 }
 
@@ -644,9 +672,12 @@ static int nic_up(struct nics *n, const struct nic_config *cfg, bool no_dhcp,
 	int ret;
 
 	*nic = (struct nic){ .io = io,
+			     .vm = b->vm,
 			     .mode = cfg->mode,
 			     .tap.fd = -1,
 			     .user.fd = -1,
+			     .user.ready_fd = -1,
+			     .user.late_fd = -1,
 			     .wake_fd = -1,
 			     .vhost = cfg->vhost,
 			     .vhost_fd = -1,
@@ -705,6 +736,16 @@ int nics_watch(struct nics *n)
 		ret = ret   ?:
 			      iothread_add(nic->io, nic->wake_fd, nic_woken,
 					   nic);
+		if (nic->mode != NIC_MODE_USER || ret)
+			continue;
+		/* Read passt's socket once it has started. */
+		ret = iothread_add(nic->io, nic->user.ready_fd,
+				   nic_user_started, nic);
+		if (!ret)
+			ret = iothread_add(nic->io, nic->user.late_fd,
+					   nic_user_started, nic);
+		if (!ret)
+			ret = iothread_watch(nic->io, nic->user.fd, false);
 	}
 	return ret;
 }

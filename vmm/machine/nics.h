@@ -27,6 +27,7 @@
 
 struct nic {
 	struct iothread *io;
+	struct vm *vm;
 	enum nic_mode mode; /* NIC_MODE_TAP or NIC_MODE_USER */
 	struct tap tap;
 	struct usernet user;
