@@ -15,8 +15,10 @@ t console-serial-is-ttyS0 has "guest-console: ttyS0" /tmp/c1.log
 # LSR read of the byte after) instead of exiting itself, so about one exit
 # per byte instead of two (a guest also exits for other devices, and
 # for its tty once it opens the port: under 1.5 per batched byte); the
-# last ones are out by the end of the run.
-lkvm /tmp/cb.log --debug -k Image -i guest-hello.cpio.gz -m 128 -c 1
+# last ones are out by the end of the run.  --nodefaults: no earlycon,
+# so the whole log goes through the UART.
+lkvm /tmp/cb.log --debug -k Image -i guest-hello.cpio.gz -m 128 -c 1 \
+	--nodefaults -p console=ttyS0
 batched=$(sed -n 's/.*; \([0-9]*\) MMIO writes batched.*/\1/p' /tmp/cb.log)
 exits=$(sed -n 's/.*exits to user space: \([0-9]*\) MMIO.*/\1/p' /tmp/cb.log)
 echo "  console: ${batched:-?} THR writes batched, ${exits:-?} MMIO exits"
@@ -24,6 +26,23 @@ t console-batched-status [ $rc -eq 0 ]
 t console-batched-writes [ "${batched:-0}" -ge 2000 ]
 t console-batched-one-exit-per-byte [ "${exits:-999999}" -lt $((${batched:-0} * 3 / 2)) ]
 t console-batched-last-line has "rvkvm-guest-result: 0" /tmp/cb.log
+
+# By default earlycon=sbi: the kernel's first messages come out through
+# the SBI debug console, a message per exit, and the UART's console takes
+# over where they stopped: the log whole and once (its first and its last
+# lines, each once), with less than half the MMIO exits of the run above.
+lkvm /tmp/ec.log --debug -k Image -i guest-hello.cpio.gz -m 128 -c 1
+ec_exits=$(sed -n 's/.*exits to user space: \([0-9]*\) MMIO.*/\1/p' /tmp/ec.log)
+ec_sbi=$(sed -n 's/.*exits to user space: [0-9]* MMIO, \([0-9]*\) SBI.*/\1/p' /tmp/ec.log)
+echo "  earlycon: ${ec_exits:-?} MMIO exits, ${ec_sbi:-?} SBI exits"
+t earlycon-status [ $rc -eq 0 ]
+t earlycon-cmdline has "Kernel command line: console=ttyS0 earlycon=sbi" /tmp/ec.log
+t earlycon-sbi0 has "earlycon: sbi0" /tmp/ec.log
+t earlycon-first-line-once [ "$(grep -c 'Linux version' /tmp/ec.log)" -eq 1 ]
+t earlycon-init-once [ "$(grep -c 'Run /init as init process' /tmp/ec.log)" -eq 1 ]
+t earlycon-ttyS0-took-over has "printk: legacy bootconsole \[sbi0\] disabled" /tmp/ec.log
+t earlycon-last-line has "rvkvm-guest-result: 0" /tmp/ec.log
+t earlycon-fewer-mmio-exits [ "${ec_exits:-999999}" -lt $((${exits:-0} / 2)) ]
 
 lkvm /tmp/c2.log -k Image -i guest-hello.cpio.gz -m 128 -c 2
 t boot-2cpu-status [ $rc -eq 0 ]

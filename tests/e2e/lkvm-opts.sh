@@ -19,7 +19,7 @@ t kvmtool-line-summary has "# lkvm run -k Image -m 256 -c 2 --name opts-guest" /
 t kvmtool-line-cpus has "guest-opts-cpus: 2" /tmp/kt.log
 mem=$(tr -d '\r' </tmp/kt.log | sed -n 's/^guest-opts-memtotal-kb: //p')
 t kvmtool-line-mem-hex [ "${mem:-0}" -gt 200000 ] && [ "${mem:-0}" -le 262144 ]
-t kvmtool-line-params has "guest-opts-cmdline: console=ttyS0 root=/dev/vda rw opts_marker=1" /tmp/kt.log
+t kvmtool-line-params has "guest-opts-cmdline: console=ttyS0 earlycon=sbi root=/dev/vda rw opts_marker=1" /tmp/kt.log
 t kvmtool-line-disk has "guest-opts-disks: 1" /tmp/kt.log
 t kvmtool-line-rng has "guest-opts-rng: virtio_rng" /tmp/kt.log
 t kvmtool-line-mvendorid has "guest-opts-mvendorid:0x5a5a" /tmp/kt.log

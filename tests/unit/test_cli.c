@@ -368,7 +368,8 @@ static void test_defaults(void **state)
 	assert_false(c->set_marchid);
 	assert_false(c->set_mimpid);
 	/* Nothing to boot but the kernel: ~/.lkvm/default, as kvmtool. */
-	assert_string_equal(c->cmdline, "console=ttyS0" DEFAULT_ROOT);
+	assert_string_equal(c->cmdline,
+			    "console=ttyS0 earlycon=sbi" DEFAULT_ROOT);
 	assert_true(c->rootfs_9p);
 	assert_true(c->custom_rootfs);
 	assert_string_equal(c->rootfs_name, "default");
@@ -455,11 +456,12 @@ static void test_default_root(void **state)
 
 	(void)state;
 	setenv("HOME", "/home/u", 1);
-	cmdline_is(parse("run", "-i", "initrd", "Image"), "console=ttyS0");
+	cmdline_is(parse("run", "-i", "initrd", "Image"),
+		   "console=ttyS0 earlycon=sbi");
 	cmdline_is(parse("run", "-d", "disk.img", "Image"),
-		   "console=ttyS0 root=/dev/vda rw");
+		   "console=ttyS0 earlycon=sbi root=/dev/vda rw");
 	cmdline_is(parse("run", "-p", "root=/dev/nfs", "Image"),
-		   "console=ttyS0 root=/dev/nfs");
+		   "console=ttyS0 earlycon=sbi root=/dev/nfs");
 	cmdline_is(parse("run", "--nodefaults", "Image"), "");
 	r = expect_run(parse("run", "--firmware", "fw.bin"));
 	assert_false(r->cfg.rootfs_9p);
@@ -469,7 +471,7 @@ static void test_default_root(void **state)
 	r = expect_run(
 		parse("run", "--9p", "/srv/a,share", "-p", "quiet", "Image"));
 	assert_string_equal(r->cfg.cmdline,
-			    "console=ttyS0" DEFAULT_ROOT " quiet");
+			    "console=ttyS0 earlycon=sbi" DEFAULT_ROOT " quiet");
 	assert_int_equal(r->cfg.nr_shares, 3);
 	assert_string_equal(r->cfg.shares[0].tag, "share");
 	assert_string_equal(r->cfg.shares[1].tag, "/dev/root");
@@ -482,7 +484,7 @@ static void test_default_root(void **state)
 	 */
 	unsetenv("HOME");
 	r = expect_run_warned(parse("run", "Image"));
-	assert_string_equal(r->cfg.cmdline, "console=ttyS0");
+	assert_string_equal(r->cfg.cmdline, "console=ttyS0 earlycon=sbi");
 	assert_false(r->cfg.rootfs_9p);
 	assert_string_equal(
 		r->err,
@@ -497,7 +499,7 @@ static void test_default_root(void **state)
 	res_free(r);
 	r = expect_run_warned(parse("run", "--9p", "/a,hostfs", "Image"));
 	assert_int_equal(r->cfg.nr_shares, 1);
-	assert_string_equal(r->cfg.cmdline, "console=ttyS0");
+	assert_string_equal(r->cfg.cmdline, "console=ttyS0 earlycon=sbi");
 	assert_non_null(strstr(r->err, "has one of its tags"));
 	res_free(r);
 	/* A sandbox has no kernel-alone fallback: it needs its root. */
@@ -580,25 +582,35 @@ static void test_cmdline(void **state)
 {
 	(void)state;
 	cmdline_is(parse("run", "-p", "root=/dev/vda rw", "Image"),
-		   "console=ttyS0 root=/dev/vda rw");
+		   "console=ttyS0 earlycon=sbi root=/dev/vda rw");
 	cmdline_is(parse("run", "--console", "hv", "-p", "quiet", "Image"),
-		   "console=hvc0" DEFAULT_ROOT " quiet");
+		   "console=hvc0 earlycon=sbi" DEFAULT_ROOT " quiet");
 	cmdline_is(parse("run", "--console=hv", "Image"),
-		   "console=hvc0" DEFAULT_ROOT);
+		   "console=hvc0 earlycon=sbi" DEFAULT_ROOT);
 	cmdline_is(parse("run", "--console=serial", "Image"),
-		   "console=ttyS0" DEFAULT_ROOT);
+		   "console=ttyS0 earlycon=sbi" DEFAULT_ROOT);
 	cmdline_is(parse("run", "--nodefaults", "-p", "quiet", "Image"),
 		   "quiet");
 	cmdline_is(parse("run", "--nodefaults", "--console=hv", "Image"), "");
 	cmdline_is(parse("run", "-p", "", "Image"),
-		   "console=ttyS0" DEFAULT_ROOT);
+		   "console=ttyS0 earlycon=sbi" DEFAULT_ROOT);
 	cmdline_is(parse("run", "-p", "a", "-p", "b", "Image"),
-		   "console=ttyS0" DEFAULT_ROOT " b");
+		   "console=ttyS0 earlycon=sbi" DEFAULT_ROOT " b");
+	/* An earlycon of the user's, or DBCN hidden: no earlycon=sbi. */
+	cmdline_is(parse("run", "-i", "initrd", "-p",
+			 "earlycon=uart8250,mmio,0x10000000", "Image"),
+		   "console=ttyS0 earlycon=uart8250,mmio,0x10000000");
+	cmdline_is(parse("run", "-i", "initrd", "--disable-sbi-dbcn", "Image"),
+		   "console=ttyS0");
+	cmdline_is(parse("run", "-i", "initrd", "--console", "hv",
+			 "--disable-sbi-dbcn", "Image"),
+		   "console=hvc0");
 }
 
 static void test_cmdline_too_long(void **state)
 {
-	size_t fits = CONFIG_CMDLINE_MAX - 1 - strlen("console=ttyS0 ");
+	size_t fits =
+		CONFIG_CMDLINE_MAX - 1 - strlen("console=ttyS0 earlycon=sbi ");
 	char *p = test_malloc(CONFIG_CMDLINE_MAX + 1);
 	struct res *r;
 
@@ -649,7 +661,7 @@ static void test_option_forms(void **state)
 	assert_string_equal(r->cfg.dump_dtb, "D");
 	assert_string_equal(r->cfg.dev, "/dev/x");
 	assert_string_equal(r->cfg.hugetlbfs, "/h");
-	assert_string_equal(r->cfg.cmdline, "console=ttyS0 a=b c");
+	assert_string_equal(r->cfg.cmdline, "console=ttyS0 earlycon=sbi a=b c");
 	res_free(r);
 
 	r = expect_run(parse("run", "-m256", "-c2", "-kK", "-iI", "-px"));
@@ -912,7 +924,7 @@ static void test_9p(void **state)
 	assert_string_equal(r->cfg.shares[0].tag, "/dev/root");
 	assert_string_equal(
 		r->cfg.cmdline,
-		"console=ttyS0 root=/dev/root rw rootflags=trans=virtio,version=9p2000.L,cache=loose rootfstype=9p");
+		"console=ttyS0 earlycon=sbi root=/dev/root rw rootflags=trans=virtio,version=9p2000.L,cache=loose rootfstype=9p");
 	res_free(r);
 	expect_error(parse("run", "-d", dir, "-d", dir, "Image"),
 		     "only one root directory (-d DIR) is allowed");
@@ -1096,11 +1108,11 @@ static void test_disks(void **state)
 		     "too many disks (at most 4)");
 	/* A disk and no root= gives kvmtool's root=/dev/vda rw. */
 	cmdline_is(parse("run", "-d", "a.img", "Image"),
-		   "console=ttyS0 root=/dev/vda rw");
+		   "console=ttyS0 earlycon=sbi root=/dev/vda rw");
 	cmdline_is(parse("run", "-d", "a.img", "-p", "quiet", "Image"),
-		   "console=ttyS0 root=/dev/vda rw quiet");
+		   "console=ttyS0 earlycon=sbi root=/dev/vda rw quiet");
 	cmdline_is(parse("run", "-d", "a.img", "-p", "root=/dev/vdb", "Image"),
-		   "console=ttyS0 root=/dev/vdb");
+		   "console=ttyS0 earlycon=sbi root=/dev/vdb");
 	cmdline_is(parse("run", "-d", "a.img", "--nodefaults", "Image"),
 		   "root=/dev/vda rw");
 }
@@ -1259,7 +1271,7 @@ static void test_not_supported_yet(void **state)
 	assert_true(r->cfg.rng);
 	res_free(r);
 	cmdline_is(parse("run", "--console", "virtio", "-i", "initrd", "Image"),
-		   "console=hvc0");
+		   "console=hvc0 earlycon=sbi");
 	expect_error(
 		parse("run", "--virtio-transport=pci-legacy", "Image"),
 		"--virtio-transport pci-legacy is not supported: lkvm has modern virtio only");

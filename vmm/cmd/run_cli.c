@@ -584,7 +584,8 @@ static const struct opt run_opts[] = {
 	{ OPT("params", 'p', "ARGS", opt_set_string,
 	      "Kernel command line, added after the default\n"
 	      "console=ttyS0 (serial) or console=hvc0 (hv,\n"
-	      "virtio)"),
+	      "virtio) and earlycon=sbi (not when ARGS name an\n"
+	      "earlycon, or with --disable-sbi-dbcn)"),
 	  .field = CFG(params) },
 	{ OPT("firmware", 'f', "FILE", opt_set_path,
 	      "Boot a raw firmware image instead of a kernel:\n"

@@ -15,6 +15,7 @@
 #include "vmm/cmd/netopt.h"
 #include "vmm/cmd/run_cli.h"
 #include "vmm/cmd/run_parse.h"
+#include "vmm/isa.h"
 #include "vmm/sandbox/sandbox.h"
 
 uint64_t cli_default_mem(unsigned int cpus, uint64_t host_mem)
@@ -39,16 +40,37 @@ static unsigned int default_cpus(unsigned int online)
 	return online > CONFIG_MAX_CPUS ? CONFIG_MAX_CPUS : online;
 }
 
+/*
+ * With the default console, earlycon=sbi too: the kernel's messages from
+ * its first one, through the SBI debug console (DBCN: a whole message per
+ * exit), until the console driver takes over where it stopped.  Without
+ * it the messages wait in the kernel's buffer until the UART's driver
+ * comes up, then go out at one exit per byte at least, or never, when
+ * the kernel dies before.  Not when -p names an earlycon of its own (two
+ * boot consoles would print everything twice), nor with DBCN hidden (a
+ * kernel without the legacy SBI console would call the option malformed).
+ */
+static bool cmdline_earlycon(const struct vm_config *cfg, const char *params)
+{
+	int dbcn = sbi_ext_lookup("dbcn");
+
+	return !strstr(params, "earlycon") &&
+	       !(dbcn >= 0 && (cfg->disable_sbi >> dbcn & 1));
+}
+
 static int cmdline_build(struct cli_run *r)
 {
 	struct vm_config *cfg = r->cfg;
 	const char *def = "", *params = cfg->params ? cfg->params : "";
 	const char *root = "", *dhcp = "";
+	bool early = cmdline_earlycon(cfg, params);
 	int n;
 
-	if (!cfg->nodefaults && !cfg->firmware)
-		def = cfg->console != CONSOLE_SERIAL ? "console=hvc0" :
-						       "console=ttyS0";
+	if (!cfg->nodefaults && !cfg->firmware &&
+	    cfg->console != CONSOLE_SERIAL)
+		def = early ? "console=hvc0 earlycon=sbi" : "console=hvc0";
+	else if (!cfg->nodefaults && !cfg->firmware)
+		def = early ? "console=ttyS0 earlycon=sbi" : "console=ttyS0";
 	/* kvmtool's rule: a disk and no root= means root=/dev/vda rw. */
 	if (cfg->rootfs_9p)
 		root = cfg->custom_rootfs ? SANDBOX_ROOT_PARAMS
