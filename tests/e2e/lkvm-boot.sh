@@ -38,6 +38,7 @@ echo "  earlycon: ${ec_exits:-?} MMIO exits, ${ec_sbi:-?} SBI exits"
 t earlycon-status [ $rc -eq 0 ]
 t earlycon-cmdline has "Kernel command line: console=ttyS0 earlycon=sbi" /tmp/ec.log
 t earlycon-sbi0 has "earlycon: sbi0" /tmp/ec.log
+t earlycon-sbi-exits [ "${ec_sbi:-0}" -ge 20 ]
 t earlycon-first-line-once [ "$(grep -c 'Linux version' /tmp/ec.log)" -eq 1 ]
 t earlycon-init-once [ "$(grep -c 'Run /init as init process' /tmp/ec.log)" -eq 1 ]
 t earlycon-ttyS0-took-over has "printk: legacy bootconsole \[sbi0\] disabled" /tmp/ec.log
