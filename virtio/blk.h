@@ -391,11 +391,15 @@ void virtio_blk_poll(struct virtio_blk *blk);
  * completion's pass looks at the queues too) or the window ends, leaving
  * the CPU to the copies.  Once a window passes with no new request,
  * avail_event is published and the queues looked at once more, so no
- * request waits for a notification that was never sent.  The window
- * adapts to the guest's pace, as QEMU's adaptive polling does: it starts
- * at VIRTIO_BLK_POLL_MIN_NS, doubles (up to max_ns) when the driver
- * notifies less than max_ns after a window ended, and halves when it
- * notifies later.  max_ns 0 (the default) never polls.
+ * request waits for a notification that was never sent.  A guest that
+ * shows depth gets max_ns at once; with always set the window adapts to
+ * the guest's pace, as QEMU's adaptive polling does: it starts at
+ * VIRTIO_BLK_POLL_MIN_NS, doubles (up to max_ns) when the driver notifies
+ * less than max_ns after a window ended, and halves when it notifies
+ * later.  (Measured, fio 4 KiB random reads at queue depth 32, one vCPU,
+ * in the emulated host: the ramp for a deep guest left lkvm at kvmtool's
+ * IOPS, the whole window at once gave 2.2x in the mean of five pairs.)
+ * max_ns 0 (the default) never polls.
  */
 #define VIRTIO_BLK_POLL_MIN_NS 16000ULL
 void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns, bool always);

@@ -874,9 +874,9 @@ static uint64_t now_ns(void)
 }
 
 /*
- * The window starts at the minimum, doubles when the driver notifies soon
- * after a window ended empty, up to the maximum, and halves when it
- * notifies later than that.
+ * Asked for (--io-poll), the window starts at the minimum, doubles when
+ * the driver notifies soon after a window ended empty, up to the maximum,
+ * and halves when it notifies later than that.
  */
 static void test_busy_poll_adapts(void **state)
 {
@@ -886,7 +886,7 @@ static void test_busy_poll_adapts(void **state)
 	uint32_t id, len;
 
 	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
-	virtio_blk_set_poll(&f->blk, max, false);
+	virtio_blk_set_poll(&f->blk, max, true);
 	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
 	for (unsigned int i = 1; i <= 5; i++) {
 		f->blk.poll_stopped = now_ns(); /* a window just ended */
@@ -922,6 +922,37 @@ static void test_busy_poll_adapts(void **state)
 	assert_true(f->blk.poll_stopped != 0);
 	assert_false(f->blk.vm.core.queues[0].polling);
 	assert_int_equal(f->d.reads, 16);
+}
+
+/*
+ * By default a guest that shows depth gets the whole window at once, the
+ * first time and after a window that ended, soon or long before.
+ */
+static void test_busy_poll_deep_whole_window(void **state)
+{
+	struct fix *f = *state;
+	const uint64_t max = 1024 * VIRTIO_BLK_POLL_MIN_NS;
+	uint32_t id, len;
+
+	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	virtio_blk_set_poll(&f->blk, max, false);
+	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
+	add_read(f);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(vqm_get_used(&f->m, &id, &len));
+	assert_int_equal(f->blk.poll_ns, max);
+	assert_true(f->blk.poll_until != 0);
+	f->blk.poll_stopped = now_ns() - 2 * max; /* a long pause */
+	add_read(f);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(f->blk.poll_ns, max);
+	assert_int_equal(f->blk.poll_stopped, 0);
+	while (virtio_blk_busy_poll(&f->blk) >= 0)
+		;
+	assert_false(f->blk.vm.core.queues[0].polling);
+	assert_int_equal(f->d.reads, 4);
 }
 
 /*
@@ -1054,8 +1085,7 @@ static void test_busy_poll_sleeps_in_flight(void **state)
 	int64_t ns;
 
 	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
-	virtio_blk_set_poll(&f->blk, MINUTE, false);
-	f->blk.poll_ns = 2000000000; /* 2 s */
+	virtio_blk_set_poll(&f->blk, 2000000000, false); /* 2 s */
 	f->d.delay_us = 300000;
 	b[0] = hdr_buf(f, VIRTIO_BLK_T_OUT, 0);
 	b[1] = vqm_buf_new(&f->m, SECTOR, false, 0x5a);
@@ -2210,6 +2240,7 @@ int main(void)
 		T(test_budget),
 		T(test_busy_poll),
 		T(test_busy_poll_adapts),
+		T(test_busy_poll_deep_whole_window),
 		T(test_busy_poll_sleeps_in_flight),
 		T(test_busy_poll_not_for_one_at_a_time),
 		TMQ(test_slots_freed_in_pass),
