@@ -156,8 +156,15 @@ int virtq_adopt(struct virtqueue *vq)
 	next = vq->event_idx ?
 		       virtq_load16(virtq_avail_event(vq), __ATOMIC_RELAXED) :
 		       used;
-	if ((uint16_t)(avail - next) > vq->num ||
-	    (uint16_t)(next - used) > vq->num) {
+	/*
+	 * Where the back-end stopped popping is between used and avail; an
+	 * avail_event outside was left behind (a back-end that sets it only
+	 * when it turns notifications back on, as virtiofsd does, lags it
+	 * while it streams) or is garbage: from used on, then.
+	 */
+	if ((uint16_t)(next - used) > (uint16_t)(avail - used))
+		next = used;
+	if ((uint16_t)(avail - used) > vq->num) {
 		pr_guest_once("virtqueue: a ring taken over is inconsistent");
 		vq->broken = true;
 		return -EINVAL;

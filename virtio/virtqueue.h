@@ -152,10 +152,13 @@ struct virtq_writer {
  * Take over a ready ring another context served (a vhost-user daemon
  * that died): the used index it published becomes the device's, and the
  * next entry to pop is where it stopped popping: the avail_event it left
- * in the used ring (with EVENT_IDX: a back-end sets it to its next entry
- * at every pop), else its used index (the requests it popped but never
- * completed are lost either way).  Both checked against avail->idx and
- * the ring size: -EINVAL (the queue broken) when they cannot be.
+ * in the used ring (with EVENT_IDX: QEMU's back-ends set it to their next
+ * entry at every pop), when that lies between the used index and
+ * avail->idx; else (no EVENT_IDX, or one left behind: rust-vmm's back-ends
+ * set it only when they turn notifications back on) the used index, so
+ * the requests it popped but never completed are answered too.  -EINVAL
+ * (the queue broken) when used and avail->idx are more than the ring
+ * apart.
  */
 int virtq_adopt(struct virtqueue *vq);
 

@@ -384,8 +384,55 @@ static void test_orphan_no_event_idx(void **state)
 }
 
 /*
- * A daemon that left indices no ring can have, or a model with no
- * answer of its own: DEVICE_NEEDS_RESET, nothing used.
+ * The daemon streamed: it completed r0 and r1 while its avail_event still
+ * said 1 (set when it last turned notifications on), then died holding
+ * r2.  Behind the used index, the avail_event is not where it stopped:
+ * lkvm answers from the used index on, r2 and r3 (nothing twice); the
+ * same for an avail_event beyond avail->idx.
+ */
+static void test_orphan_stale_avail_event(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf d[4], st[4];
+	uint16_t h[4];
+	uint32_t id, len;
+
+	driver_up(f, V1 | F(VIRTIO_F_EVENT_IDX));
+	for (int i = 0; i < 4; i++)
+		h[i] = add_read(f, &d[i], &st[i]);
+	daemon_used(f, 0, h[0]);
+	daemon_used(f, 1, h[1]);
+	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, 1); /* avail_event */
+	assert_int_equal(adopt(f), 0);
+	assert_int_equal(vqm_used_idx(&f->q), 4);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[0]);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[1]);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[2]);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[3]);
+	assert_int_equal(byte_at(f, &st[2], 0), VIRTIO_BLK_S_IOERR);
+	assert_int_equal(byte_at(f, &st[3], 0), VIRTIO_BLK_S_IOERR);
+	assert_false(vqm_get_used(&f->q, &id, &len));
+}
+
+static void test_orphan_avail_event_beyond(void **state)
+{
+	struct fix *f = *state;
+	struct vqm_buf d, st;
+	uint32_t id, len;
+	uint16_t h;
+
+	driver_up(f, V1 | F(VIRTIO_F_EVENT_IDX));
+	h = add_read(f, &d, &st);
+	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, 0x8000);
+	assert_int_equal(adopt(f), 0);
+	assert_true(vqm_get_used(&f->q, &id, &len) && id == h);
+	assert_int_equal(byte_at(f, &st, 0), VIRTIO_BLK_S_IOERR);
+}
+
+/*
+ * A daemon that left a used index no ring can have (more than the ring
+ * beyond avail->idx), or a model with no answer of its own:
+ * DEVICE_NEEDS_RESET, nothing more used.
  */
 static void test_orphan_refused(void **state)
 {
@@ -395,11 +442,11 @@ static void test_orphan_refused(void **state)
 
 	driver_up(f, V1 | F(VIRTIO_F_EVENT_IDX));
 	add_read(f, &d, &st);
-	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, 0x8000);
+	vqm_put16(&f->q, f->q.used + 2, 0x8000);
 	assert_int_equal(adopt(f), -EINVAL);
 	assert_true(vqm_mmio_rd(vm, VIRTIO_MMIO_STATUS) &
 		    VIRTIO_STATUS_DEVICE_NEEDS_RESET);
-	assert_int_equal(vqm_used_idx(&f->q), 0);
+	assert_int_equal(vqm_used_idx(&f->q), 0x8000);
 	vqm_mmio_wr(vm, VIRTIO_MMIO_STATUS, 0);
 	f->d.b.orphan = NULL;
 	vqm_free(&f->q);
@@ -422,6 +469,8 @@ int main(void)
 		T(test_start_stop),
 		T(test_orphan),
 		T(test_orphan_no_event_idx),
+		T(test_orphan_stale_avail_event),
+		T(test_orphan_avail_event_beyond),
 		T(test_orphan_refused),
 	};
 
