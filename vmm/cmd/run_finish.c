@@ -61,16 +61,16 @@ static bool cmdline_earlycon(const struct vm_config *cfg, const char *params)
 static int cmdline_build(struct cli_run *r)
 {
 	struct vm_config *cfg = r->cfg;
-	const char *def = "", *params = cfg->params ? cfg->params : "";
+	const char *def = "", *early = "";
+	const char *params = cfg->params ? cfg->params : "";
 	const char *root = "", *dhcp = "";
-	bool early = cmdline_earlycon(cfg, params);
 	int n;
 
-	if (!cfg->nodefaults && !cfg->firmware &&
-	    cfg->console != CONSOLE_SERIAL)
-		def = early ? "console=hvc0 earlycon=sbi" : "console=hvc0";
-	else if (!cfg->nodefaults && !cfg->firmware)
-		def = early ? "console=ttyS0 earlycon=sbi" : "console=ttyS0";
+	if (!cfg->nodefaults && !cfg->firmware) {
+		def = cfg->console != CONSOLE_SERIAL ? "console=hvc0" :
+						       "console=ttyS0";
+		early = cmdline_earlycon(cfg, params) ? " earlycon=sbi" : "";
+	}
 	/* kvmtool's rule: a disk and no root= means root=/dev/vda rw. */
 	if (cfg->rootfs_9p)
 		root = cfg->custom_rootfs ? SANDBOX_ROOT_PARAMS
@@ -81,8 +81,8 @@ static int cmdline_build(struct cli_run *r)
 	/* kvmtool's too: a setup root's kernel asks for DHCP (--no-dhcp). */
 	if (cfg->custom_rootfs && !cfg->no_dhcp)
 		dhcp = " ip=dhcp";
-	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s%s%s%s", def,
-		     def[0] && root[0] ? " " : "", root, dhcp,
+	n = snprintf(cfg->cmdline, sizeof(cfg->cmdline), "%s%s%s%s%s%s%s", def,
+		     early, def[0] && root[0] ? " " : "", root, dhcp,
 		     (def[0] || root[0]) && params[0] ? " " : "", params);
 	if (cfg->sandbox && n > 0 && n < (int)sizeof(cfg->cmdline))
 		n += snprintf(cfg->cmdline + n, sizeof(cfg->cmdline) - n,
