@@ -77,12 +77,14 @@ static void check_run_config(const struct vm_config *cfg)
 /* lkvm list, stop, ...: a complete command for a running guest. */
 static void check_ctl_args(const struct ctl_args *a)
 {
-	CHECK(a->cmd >= CTL_CMD_LIST && a->cmd <= CTL_CMD_BALLOON);
+	CHECK(a->cmd >= CTL_CMD_LIST && a->cmd <= CTL_CMD_DUMP);
 	if (a->cmd == CTL_CMD_LIST)
 		return;
 	CHECK(!a->all != !a->name);
 	CHECK(!a->name || a->name[0]);
 	CHECK((a->cmd == CTL_CMD_BALLOON) == (a->mib != 0));
+	CHECK((a->cmd == CTL_CMD_DUMP) == (a->file != NULL));
+	CHECK(!a->file || a->file[0]);
 	CHECK(a->mib >= -(1LL << 31) && a->mib <= (1LL << 31));
 }
 
