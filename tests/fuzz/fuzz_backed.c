@@ -78,12 +78,6 @@ static void be_dma(void *opaque, bool on)
 	(void)on;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static int fuzz_dev_init(struct fuzz_ctx *c, const struct irq_line *irq)
 {
 	const struct virtio_backend be = {
@@ -102,13 +96,13 @@ static int fuzz_dev_init(struct fuzz_ctx *c, const struct irq_line *irq)
 				      "share", &be);
 	}
 	/* As qemu-storage-daemon describes a 1 GiB disk. */
-	put32(cfg + VIRTIO_BLK_CFG_CAPACITY, 2097152);
-	put32(cfg + VIRTIO_BLK_CFG_SIZE_MAX, 65536);
-	put32(cfg + VIRTIO_BLK_CFG_SEG_MAX, 126);
-	put32(cfg + VIRTIO_BLK_CFG_BLK_SIZE, 4096);
+	mmio_data_put(cfg + VIRTIO_BLK_CFG_CAPACITY, 4, 2097152);
+	mmio_data_put(cfg + VIRTIO_BLK_CFG_SIZE_MAX, 4, 65536);
+	mmio_data_put(cfg + VIRTIO_BLK_CFG_SEG_MAX, 4, 126);
+	mmio_data_put(cfg + VIRTIO_BLK_CFG_BLK_SIZE, 4, 4096);
 	cfg[VIRTIO_BLK_CFG_NUM_QUEUES] = 1;
-	put32(cfg + VIRTIO_BLK_CFG_MAX_DISCARD_SECTORS, 32768);
-	put32(cfg + VIRTIO_BLK_CFG_MAX_DISCARD_SEG, 1);
+	mmio_data_put(cfg + VIRTIO_BLK_CFG_MAX_DISCARD_SECTORS, 4, 32768);
+	mmio_data_put(cfg + VIRTIO_BLK_CFG_MAX_DISCARD_SEG, 4, 1);
 	c->b = &c->bu.b;
 	c->nq = VIRTIO_BLK_USER_QUEUES;
 	return virtio_blk_user_init(

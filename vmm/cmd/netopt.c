@@ -300,13 +300,13 @@ void netopt_choose_vhost(struct nic_config *nic, bool hugetlbfs,
 	else if (passt_vu > 0 && shmem_loses_thp)
 		nic->vhost_why =
 			"the host gives shared memory no huge pages (transparent_hugepage/shmem_enabled): guest RAM stays private, with its huge pages";
-	else if (passt_vu > 0)
+	else if (passt_vu > 0) {
+		nic->vhost = true;
 		nic->vhost_why = "the installed passt offers --vhost-user";
-	else if (!passt_vu)
+	} else if (!passt_vu)
 		nic->vhost_why =
 			"the installed passt has no --vhost-user (too old)";
 	else
 		nic->vhost_why =
 			"passt could not be read to look for --vhost-user";
-	nic->vhost = !hugetlbfs && !shmem_loses_thp && passt_vu > 0;
 }

@@ -39,12 +39,6 @@ static int kernel_opens(const char *path, FILE *err)
 	return 0;
 }
 
-/*
- * Each user-mode NIC's vhost (netopt_choose_vhost()), before guest RAM is
- * made; passt is looked at once, and only for a NIC without vhost= (and
- * not on --hugetlbfs).  Not installed: nothing said here, the NIC's
- * start says it.  One --debug line a NIC.
- */
 /* A small sysfs file's text, or NULL. */
 static const char *read_text(const char *path, char *buf, size_t size)
 {
@@ -71,6 +65,12 @@ static bool run_shmem_loses_thp(void)
 			  b, sizeof(b)));
 }
 
+/*
+ * Each user-mode NIC's vhost (netopt_choose_vhost()), before guest RAM is
+ * made; passt is looked at once, and only for a NIC without vhost= (and
+ * not on --hugetlbfs).  Not installed: nothing said here, the NIC's
+ * start says it.  One --debug line a NIC.
+ */
 static void run_choose_vhost(struct vm_config *cfg)
 {
 	char passt[CONFIG_PATH_MAX];

@@ -276,25 +276,25 @@ void kvm_signal_msi(struct vm *vm, uint64_t addr, uint32_t data)
 	pthread_rwlock_unlock(&vm->vcpu_lock);
 }
 
-int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi)
+static int kvm_irqfd_flags(struct vm *vm, int fd, uint32_t gsi, uint32_t flags)
 {
-	struct kvm_irqfd irqfd = { .fd = fd, .gsi = gsi };
+	struct kvm_irqfd irqfd = { .fd = fd, .gsi = gsi, .flags = flags };
 
 	return ioctl(vm->vm_fd, KVM_IRQFD, &irqfd) < 0 ? -errno : 0;
+}
+
+int kvm_irqfd(struct vm *vm, int fd, unsigned int gsi)
+{
+	return kvm_irqfd_flags(vm, fd, gsi, 0);
 }
 
 static int kvm_irqfd_set(void *opaque, int fd, uint32_t gsi, bool on)
 {
 	struct vm *vm = opaque;
-	struct kvm_irqfd irqfd = {
-		.fd = fd,
-		.gsi = gsi,
-		.flags = on ? 0 : KVM_IRQFD_FLAG_DEASSIGN,
-	};
 	int ret;
 
 	pthread_rwlock_rdlock(&vm->vcpu_lock);
-	ret = ioctl(vm->vm_fd, KVM_IRQFD, &irqfd) < 0 ? -errno : 0;
+	ret = kvm_irqfd_flags(vm, fd, gsi, on ? 0 : KVM_IRQFD_FLAG_DEASSIGN);
 	pthread_rwlock_unlock(&vm->vcpu_lock);
 	return ret;
 }
