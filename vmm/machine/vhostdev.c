@@ -122,7 +122,10 @@ static void vhostdev_call(void *opaque)
 	virtio_mmio_unlock(d->vm);
 }
 
-/* What --debug says of a device's interrupt path at set-up. */
+/*
+ * What --debug says of a device's interrupt path at set-up: the static
+ * part of vhostdev_path()'s choice (below); change the two together.
+ */
 static const char *vhostdev_path_plan(const struct vhostdev *d)
 {
 	if (!d->slot || !d->slot->pci)
