@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "vmm/sandbox/sandbox.h"
@@ -142,6 +144,31 @@ static bool init_first_boot(const char *dir)
 	return true;
 }
 
+static void init_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The command's last output may still wait in the console's transmit
+ * buffer (the UART sends it from its interrupt): power off only once it
+ * is out, or the kernel's own last lines would come first and the rest
+ * be lost.  At most INIT_DRAIN_S seconds: a console whose interrupt never
+ * comes does not keep the guest up.
+ */
+#define INIT_DRAIN_S 5
+static void init_console_drain(void)
+{
+	struct sigaction sa = { .sa_handler = init_alarm }; /* no restart */
+
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(INIT_DRAIN_S);
+	if (tcdrain(STDOUT_FILENO) && errno != ENOTTY && errno != EBADF)
+		fprintf(stderr, "lkvm init: console output not drained: %s\n",
+			strerror(errno));
+	alarm(0);
+}
+
 int guest_init_main(void)
 {
 	char cmd[4200];
@@ -158,6 +185,7 @@ int guest_init_main(void)
 		if (dir)
 			init_report(dir, status);
 	}
+	init_console_drain();
 	sync();
 	reboot(RB_POWER_OFF);
 	for (;;)
