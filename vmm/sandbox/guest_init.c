@@ -144,6 +144,8 @@ static bool init_first_boot(const char *dir)
 	return true;
 }
 
+#define INIT_DRAIN_S 5
+
 static void init_alarm(int sig)
 {
 	(void)sig;
@@ -156,7 +158,6 @@ static void init_alarm(int sig)
  * be lost.  At most INIT_DRAIN_S seconds: a console whose interrupt never
  * comes does not keep the guest up.
  */
-#define INIT_DRAIN_S 5
 static void init_console_drain(void)
 {
 	struct sigaction sa = { .sa_handler = init_alarm }; /* no restart */
