@@ -627,27 +627,30 @@ static bool blk_deep(const struct virtio_blk *blk)
  * Unless polling was asked for (always), only a guest that showed more
  * than one request out since the last window gets one: one that waits
  * for each request before it sends the next would have the thread spin
- * through all its think time for one exit saved; and that guest gets the
- * whole window at once, as a ramp from the minimum never reached a
- * window that paid under queue depth 32 (see blk.h).  Asked for, the
- * window adapts: after a window that ended empty, a notification within
- * poll_max of its end means the window was too short (double it), a
- * later one that it is longer than this guest's pauses (halve it).
+ * through all its think time for one exit saved.  Showing depth opens an
+ * episode (VIRTIO_BLK_POLL_EPISODE_NS from the last time it did) in which
+ * every notification opens a window and every new request extends it, as
+ * when asked for: polled, a deep guest's requests come one per pass and
+ * no longer look deep (see blk.h).  The window adapts: after a window
+ * that ended empty, a notification within poll_max of its end means the
+ * window was too short (double it), a later one that it is longer than
+ * this guest's pauses (halve it).
  */
 static void blk_poll_notified(struct virtio_blk *blk, unsigned int q)
 {
 	uint64_t now;
+	bool deep = blk_deep(blk);
 
 	/* Without EVENT_IDX the driver notifies anyway: nothing to gain. */
-	if (!blk->poll_max || !blk->vm.core.queues[q].event_idx ||
-	    (!blk->poll_always && !blk_deep(blk)))
+	if (!blk->poll_max || !blk->vm.core.queues[q].event_idx)
 		return;
 	now = blk_now_ns();
+	if (!blk->poll_always && !deep && now >= blk->deep_until)
+		return;
 	blk->overlap_mark = blk->overlapped;
-	if (!blk->poll_always) {
-		blk->poll_ns = blk->poll_max;
-		blk->poll_stopped = 0;
-	} else if (blk->poll_stopped) {
+	if (!blk->poll_always && deep)
+		blk->deep_until = now + VIRTIO_BLK_POLL_EPISODE_NS;
+	if (blk->poll_stopped) {
 		if (now - blk->poll_stopped < blk->poll_max)
 			blk->poll_ns = blk->poll_ns * 2 < blk->poll_max ?
 					       blk->poll_ns * 2 :
@@ -723,10 +726,10 @@ int64_t virtio_blk_busy_poll(struct virtio_blk *blk)
 	blk->polled += blk_taken(blk) - taken;
 	/*
 	 * New requests since the last look (any pass took them) from a guest
-	 * with more than one out: go on.
+	 * with more than one out, or within its episode: go on.
 	 */
 	if (blk_taken(blk) != blk->poll_seen &&
-	    (blk->poll_always || blk_deep(blk))) {
+	    (blk->poll_always || blk_deep(blk) || now < blk->deep_until)) {
 		blk_poll_until(blk, now + blk->poll_ns);
 		blk->overlap_mark = blk->overlapped;
 	} else if (!blk->polling) {
@@ -766,6 +769,7 @@ static void blk_reset(void *opaque)
 	blk->starved = false;
 	blk_poll_until(blk, 0);
 	blk->poll_stopped = 0;
+	blk->deep_until = 0;
 	/* A busy-poll pass may have run during the wait, lock released. */
 	blk_set_polling(blk, false);
 }
@@ -879,6 +883,7 @@ int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
 	blk->write_seq = 0;
 	blk->flush_err = 0;
 	blk->poll_max = blk->poll_ns = blk->poll_until = blk->poll_stopped = 0;
+	blk->deep_until = 0;
 	blk->polled = blk->poll_seen = 0;
 	blk->overlapped = blk->overlap_mark = 0;
 	blk->poll_always = false;

@@ -925,10 +925,13 @@ static void test_busy_poll_adapts(void **state)
 }
 
 /*
- * By default a guest that shows depth gets the whole window at once, the
- * first time and after a window that ended, soon or long before.
+ * By default a guest that shows depth opens an episode: its notifications
+ * open windows, even with one request, that adapt as --io-poll's do (the
+ * first the minimum, doubled after a notification soon after a window
+ * ended, halved after a long pause); past the episode, a lone request's
+ * notification opens none.
  */
-static void test_busy_poll_deep_whole_window(void **state)
+static void test_busy_poll_deep_windows_adapt(void **state)
 {
 	struct fix *f = *state;
 	const uint64_t max = 1024 * VIRTIO_BLK_POLL_MIN_NS;
@@ -941,18 +944,70 @@ static void test_busy_poll_deep_whole_window(void **state)
 	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
 	assert_true(vqm_get_used(&f->m, &id, &len));
-	assert_int_equal(f->blk.poll_ns, max);
+	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
 	assert_true(f->blk.poll_until != 0);
-	f->blk.poll_stopped = now_ns() - 2 * max; /* a long pause */
-	add_read(f);
+	assert_true(f->blk.deep_until > now_ns());
+	assert_true(f->blk.deep_until <= now_ns() + VIRTIO_BLK_POLL_EPISODE_NS);
+	f->blk.deep_until = now_ns() + 10000000000ULL; /* the test's pace */
+	f->blk.poll_stopped = now_ns();		       /* a window just ended */
 	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
-	assert_int_equal(f->blk.poll_ns, max);
+	assert_int_equal(f->blk.poll_ns, 2 * VIRTIO_BLK_POLL_MIN_NS);
 	assert_int_equal(f->blk.poll_stopped, 0);
+	f->blk.poll_stopped = now_ns() - 2 * max; /* a long pause */
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(f->blk.poll_ns, VIRTIO_BLK_POLL_MIN_NS);
 	while (virtio_blk_busy_poll(&f->blk) >= 0)
 		;
 	assert_false(f->blk.vm.core.queues[0].polling);
-	assert_int_equal(f->d.reads, 4);
+	/* The episode over: a lone request's notification opens no window. */
+	f->blk.deep_until = now_ns() - 1;
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_int_equal(f->blk.poll_until, 0);
+	assert_int_equal(f->d.reads, 5);
+}
+
+/*
+ * In an episode each new request extends the window even alone (polled,
+ * a deep guest's requests come one per pass); past it, a lone request no
+ * longer does; a reset ends it.
+ */
+static void test_busy_poll_deep_episode(void **state)
+{
+	struct fix *f = *state;
+	uint64_t until;
+
+	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	/* 50 ms windows: the next call comes within one on slow boards. */
+	virtio_blk_set_poll(&f->blk, 50000000, false);
+	f->blk.poll_ns = 50000000;
+	add_read(f);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	assert_true(f->blk.poll_until != 0);
+	f->blk.deep_until = now_ns() + 10000000000ULL; /* the test's pace */
+	for (unsigned int i = 0; i < 3; i++) {
+		until = f->blk.poll_until;
+		usleep(1000);
+		add_read(f);
+		assert_int_equal(virtio_blk_busy_poll(&f->blk), 0);
+		assert_true(f->blk.poll_until > until);
+		assert_true(f->blk.vm.core.queues[0].polling);
+	}
+	assert_int_equal(f->d.reads, 5);
+	f->blk.deep_until = now_ns() - 1;
+	until = f->blk.poll_until;
+	usleep(1000);
+	add_read(f);
+	virtio_blk_busy_poll(&f->blk);
+	/* Not moved later (0 if a slow board let the window end first). */
+	assert_true(f->blk.poll_until <= until);
+	assert_int_equal(f->d.reads, 6);
+	f->blk.deep_until = now_ns() + 10000000000ULL;
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	assert_int_equal(f->blk.deep_until, 0);
 }
 
 /*
@@ -981,7 +1036,10 @@ static void test_busy_poll_not_for_one_at_a_time(void **state)
 		assert_false(f->blk.vm.core.queues[0].polling);
 		assert_int_equal(vqm_avail_event(&f->m), i + 1);
 	}
-	/* Two out at once: a window; one chain in it does not extend it. */
+	/*
+	 * Two out at once: a window (a lone chain in it extends it: the
+	 * episode); a window with nothing new ends it.
+	 */
 	add_read(f);
 	add_read(f);
 	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
@@ -1086,6 +1144,7 @@ static void test_busy_poll_sleeps_in_flight(void **state)
 
 	driver_up(f, V1 | F_FLUSH | VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
 	virtio_blk_set_poll(&f->blk, 2000000000, false); /* 2 s */
+	f->blk.poll_ns = 2000000000;
 	f->d.delay_us = 300000;
 	b[0] = hdr_buf(f, VIRTIO_BLK_T_OUT, 0);
 	b[1] = vqm_buf_new(&f->m, SECTOR, false, 0x5a);
@@ -2240,7 +2299,8 @@ int main(void)
 		T(test_budget),
 		T(test_busy_poll),
 		T(test_busy_poll_adapts),
-		T(test_busy_poll_deep_whole_window),
+		T(test_busy_poll_deep_windows_adapt),
+		T(test_busy_poll_deep_episode),
 		T(test_busy_poll_sleeps_in_flight),
 		T(test_busy_poll_not_for_one_at_a_time),
 		TMQ(test_slots_freed_in_pass),

@@ -488,7 +488,7 @@ static const struct opt run_opts[] = {
 	      "to " STR(
 		      CONFIG_IO_POLL_US) " when the host has more CPUs than the\n"
 					 "guest, and only for a guest that keeps more\n"
-					 "than one request out"),
+					 "than one request out (until 100 ms after)"),
 	  .field = CFG(io_poll_us), .kind = BOUND_INT, .data = &io_poll_bound },
 	{ OPT("9p", 0, "DIR,TAG", run_set_9p,
 	      "Share the host's DIR with the guest over\n"
