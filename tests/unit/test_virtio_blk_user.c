@@ -294,6 +294,12 @@ static void daemon_used(struct fix *f, uint16_t i, uint16_t head)
 	vqm_put16(&f->q, f->q.used + 2, i + 1);
 }
 
+/* The daemon's avail_event (EVENT_IDX), after the used ring's entries. */
+static void daemon_avail_event(struct fix *f, uint16_t v)
+{
+	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, v);
+}
+
 static void driver_up(struct fix *f, uint64_t features)
 {
 	struct virtio_mmio *vm = &f->d.b.vm;
@@ -331,7 +337,7 @@ static void test_orphan(void **state)
 	for (int i = 0; i < 3; i++)
 		h[i] = add_read(f, &d[i], &st[i]);
 	daemon_used(f, 0, h[0]);
-	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, 2); /* avail_event */
+	daemon_avail_event(f, 2);
 	vqm_set_used_event(&f->q, 1); /* the driver saw r0 done */
 	assert_int_equal(adopt(f), 0);
 	assert_int_equal(vqm_used_idx(&f->q), 2);
@@ -402,7 +408,7 @@ static void test_orphan_stale_avail_event(void **state)
 		h[i] = add_read(f, &d[i], &st[i]);
 	daemon_used(f, 0, h[0]);
 	daemon_used(f, 1, h[1]);
-	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, 1); /* avail_event */
+	daemon_avail_event(f, 1);
 	assert_int_equal(adopt(f), 0);
 	assert_int_equal(vqm_used_idx(&f->q), 4);
 	assert_true(vqm_get_used(&f->q, &id, &len) && id == h[0]);
@@ -423,7 +429,7 @@ static void test_orphan_avail_event_beyond(void **state)
 
 	driver_up(f, V1 | F(VIRTIO_F_EVENT_IDX));
 	h = add_read(f, &d, &st);
-	vqm_put16(&f->q, f->q.used + 4 + 8 * NUM, 0x8000);
+	daemon_avail_event(f, 0x8000);
 	assert_int_equal(adopt(f), 0);
 	assert_true(vqm_get_used(&f->q, &id, &len) && id == h);
 	assert_int_equal(byte_at(f, &st, 0), VIRTIO_BLK_S_IOERR);
