@@ -135,9 +135,9 @@ $(BUILD)/riscv64/kvm-selftests/plic_test: kernel-patches/series \
 	scripts/kvm-selftests.sh $(BUILD)/riscv64/kvm-selftests
 
 # Debian's riscv64 fio and the libraries it loads, for the fio verify case
-# and make bench (scripts/fio-root.sh).
-$(BUILD)/images/fio-root/fio: scripts/fio-root.sh scripts/riscv64-fio-packages.txt | $(DEPS)
-	scripts/fio-root.sh $(BUILD)/images/fio-root
+# and make bench (scripts/tool-root.sh).
+$(BUILD)/images/fio-root/fio: scripts/tool-root.sh scripts/riscv64-fio-packages.txt | $(DEPS)
+	scripts/tool-root.sh fio $(BUILD)/images/fio-root
 
 # Debian's riscv64 passt, virtiofsd, qemu-storage-daemon and qemu-img with
 # their libraries for the emulated host, where lkvm runs them for user-mode
@@ -267,7 +267,8 @@ run: $(DEPS) kernel lkvm passt-root
 	@scripts/run-host.sh --lkvm --interactive --test scripts/host-run-guest.sh
 
 # Figures, not tests: lkvm start -> guest init, peak RSS.
-bench: $(DEPS) kernel lkvm passt-root $(BUILD)/riscv64/vsock-peer
+bench: $(DEPS) kernel lkvm passt-root $(BUILD)/riscv64/vsock-peer \
+	$(BUILD)/riscv64/bm-exit.Image
 	@scripts/bench.sh
 
 # The emulated host alone, with lkvm and the images in /rvkvm.

@@ -15,11 +15,15 @@ bench() {
 	stage_done
 }
 # BENCH_ONLY="NAME..." runs those groups: boot, blk, qcow2, net, irqchip,
-# fio, fs (9p is another name for it), vsock; BENCH_ONLY=report prints the
-# tables of the last run again.
+# fio, fs (9p is another name for it), vsock, and profile, which runs only
+# when named; BENCH_ONLY=report prints the tables of the last run again.
 only=${BENCH_ONLY:-}
 want() {
 	[ -z "$only" ] || case " $only " in *" $1 "*) true ;; *) false ;; esac
+}
+# named NAME: the group was named in BENCH_ONLY (profile runs only then).
+named() {
+	case " $only " in *" $1 "*) true ;; *) false ;; esac
 }
 # BENCH_FIO_ROUNDS: the fio runs' A B pairs per case, 1 to 9 (default 2),
 # and the rounds of the fs and vsock groups.
@@ -44,7 +48,7 @@ vsock_mib=${BENCH_VSOCK_MIB:-16}
 # e.g. "nopoll=--io-poll 0;poll32=--io-poll 32".
 fio_jobs=$RVKVM_BUILD/bench/fio-jobs
 fio_variants=$RVKVM_BUILD/bench/fio-variants
-if want fio && [ "$only" != report ]; then
+if { want fio || named profile; } && [ "$only" != report ]; then
 	rm -rf "$fio_jobs" && mkdir -p "$fio_jobs"
 	for j in ${BENCH_FIO_JOBS:-$(cd "$RVKVM_TOP/tests/bench/fio" && ls | sed 's/\.fio$//')}; do
 		[ -f "$RVKVM_TOP/tests/bench/fio/$j.fio" ] ||
@@ -116,7 +120,7 @@ want irqchip && bench "irqchips: lkvm aia, kernel-plic, plic${KVMTOOL:+, kvmtool
 	--test "$RVKVM_TOP/tests/bench/host-irqchip.sh"
 # fio in the guest (tests/bench/fio/*.fio), lkvm and kvmtool alternating.
 if want fio; then
-	"$RVKVM_TOP/scripts/fio-root.sh" "$RVKVM_BUILD/images/fio-root"
+	"$RVKVM_TOP/scripts/tool-root.sh" fio "$RVKVM_BUILD/images/fio-root"
 	# BENCH_FIO_TRANSPORT: "pci" (the default, as for both VMMs), "mmio"
 	# or both ("pci mmio").  BENCH_FIO_ROUNDS: A B pairs per case.  A
 	# round of one transport takes about 250 s here: allow 600 s for
@@ -132,6 +136,38 @@ if want fio; then
 		--guest-add "$fio_jobs:/opt/bench" \
 		--guest-test "$RVKVM_TOP/tests/bench/guest-fio.sh" \
 		--test "$RVKVM_TOP/tests/bench/host-fio.sh"
+fi
+# Where the VMM's CPU time goes while the guest runs the fio jobs
+# (BENCH_FIO_JOBS): Debian's riscv64 perf in the host samples lkvm and, with
+# KVMTOOL, kvmtool, one vCPU each (tests/bench/host-profile.sh).  Only when
+# named: BENCH_ONLY=profile.
+if named profile; then
+	"$RVKVM_TOP/scripts/tool-root.sh" fio "$RVKVM_BUILD/images/fio-root"
+	"$RVKVM_TOP/scripts/tool-root.sh" perf "$RVKVM_BUILD/images/perf-root"
+	bench "profile: perf in the host, lkvm${KVMTOOL:+ and kvmtool}, while the guest runs fio" \
+		--aia --timeout 1800 "${kvmtool_add[@]}" \
+		--add "$RVKVM_BUILD/images/perf-root:/opt/perf" \
+		--add "$RVKVM_BUILD/riscv64/bm-exit.Image:/rvkvm/bm-exit.Image" \
+		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
+		--guest-add "$fio_jobs:/opt/bench" \
+		--guest-test "$RVKVM_TOP/tests/bench/guest-fio.sh" \
+		--test "$RVKVM_TOP/tests/bench/host-profile.sh"
+fi
+# The profiles: per VMM and job, the CPU time sampled (the guest's and the
+# VMM's), the threads' shares and the symbols over 1%.
+if grep -q '^PROFILE ' "$log"; then
+	sed -n 's/^PROFILE \(.*\)$/\1/p' "$log" | tr -d '\r' | awk '
+		$2 == "status" { next }
+		$3 == "fio" { what[$1, $2] = "fio: " $4 " MiB/s, " $5 " IOPS"; next }
+		$3 == "statuses" { what[$1, $2] = "exit statuses: " $4; next }
+		$3 == "cpu-ms" { ms = $4; next }
+		$3 == "guest-ms" {
+			printf "\nprofile %s %s (%s): %d ms of CPU sampled: %d in the guest, %d in the VMM\n",
+				$1, $2, ($1, $2) in what ? what[$1, $2] : "-", ms, $4, ms - $4
+			next
+		}
+		{ w = $5; for (i = 6; i <= NF; i++) w = w " " $i; printf "  %-7s %7s  %s\n", $3, $4, w }'
+	echo
 fi
 printf '%-36s %s\n' "measure" "value"
 sed -n 's/^BENCH \([^ ]*\) \(.*\)$/\1 \2/p' "$log" | tr -d '\r' |

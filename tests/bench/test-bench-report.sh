@@ -126,3 +126,24 @@ t net-vhost-not-tap test "$(net lkvm-tap-vhost)" = "4.50 2"
 t net-failed-round-not-counted test "$(net kvmtool-tap-vhost)" = "3.00 1"
 t net-bytes-line-not-a-round test "$(net lkvm-user)" = "2.00 2"
 t net-failed-line-shown grep -q '^tcp-guest-to-host-16MiB-kvmtool-tap-vhost-r2 *failed (0 bytes)$' "$tmp/out"
+
+# The profile group (BENCH_ONLY=profile): per VMM and job, fio's figures
+# and the CPU time sampled as a heading, then the threads' and the
+# symbols' shares.
+cat >"$log" <<'EOF2'
+PROFILE lkvm randread-qd1 fio 5.6 1424 28672
+PROFILE lkvm status 0 exit
+PROFILE lkvm randread-qd1 cpu-ms 4321
+PROFILE lkvm randread-qd1 guest-ms 3000
+PROFILE lkvm randread-qd1 thread 61.20% vcpu0
+PROFILE lkvm randread-qd1 symbol 12.50% [kernel.kallsyms] [k] __schedule
+PROFILE lkvm start-minimal statuses 0x9,1x1
+PROFILE lkvm start-minimal cpu-ms 290
+PROFILE lkvm start-minimal guest-ms 0
+EOF2
+report >"$tmp/out"
+t profile-heading grep -q '^profile lkvm randread-qd1 (fio: 5.6 MiB/s, 1424 IOPS): 4321 ms of CPU sampled: 3000 in the guest, 1321 in the VMM$' "$tmp/out"
+t profile-thread grep -q '^  thread   61.20%  vcpu0$' "$tmp/out"
+t profile-symbol grep -q '^  symbol   12.50%  \[kernel.kallsyms\] \[k\] __schedule$' "$tmp/out"
+t profile-start-heading grep -q '^profile lkvm start-minimal (exit statuses: 0x9,1x1): 290 ms of CPU sampled: 0 in the guest, 290 in the VMM$' "$tmp/out"
+t profile-status-not-shown bash -c "! grep -q '0 exit' '$tmp/out'"
