@@ -59,23 +59,13 @@ static bool kvm_can_create(int vm_fd, uint32_t type)
 	return !ioctl(vm_fd, KVM_CREATE_DEVICE, &dev);
 }
 
-void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h)
+void kvm_irqchip_probe(const struct vm *vm, struct irqchip_host *h)
 {
-	int kvm_fd, vm_fd = -1;
-
-	*h = (struct irqchip_host){ .aia = false };
-	kvm_fd = open(cfg->dev, O_RDWR | O_CLOEXEC);
-	if (kvm_fd >= 0)
-		vm_fd = ioctl(kvm_fd, KVM_CREATE_VM, 0);
-	if (vm_fd >= 0) {
-		h->aia = kvm_can_create(vm_fd, KVM_DEV_TYPE_RISCV_AIA);
-		h->kernel_plic =
-			kvm_can_create(vm_fd, RVKVM_DEV_TYPE_RISCV_PLIC);
-	}
-	if (vm_fd >= 0)
-		close(vm_fd);
-	if (kvm_fd >= 0)
-		close(kvm_fd);
+	*h = (struct irqchip_host){
+		.aia = kvm_can_create(vm->vm_fd, KVM_DEV_TYPE_RISCV_AIA),
+		.kernel_plic =
+			kvm_can_create(vm->vm_fd, RVKVM_DEV_TYPE_RISCV_PLIC),
+	};
 }
 
 /* One device attribute of the in-kernel irqchip; v: the value's buffer. */

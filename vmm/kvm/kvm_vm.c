@@ -31,6 +31,11 @@ static int kvm_check(struct vm *vm)
 {
 	int v = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0);
 
+	if (v < 0) {
+		pr_err("%s is not KVM (KVM_GET_API_VERSION: %s)", vm->cfg->dev,
+		       strerror(errno));
+		return -errno;
+	}
 	if (v != KVM_API_VERSION) {
 		pr_err("%s: KVM API version %d, lkvm needs %d", vm->cfg->dev, v,
 		       KVM_API_VERSION);

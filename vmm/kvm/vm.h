@@ -184,8 +184,8 @@ int kvm_ioeventfd(struct vm *vm, uint64_t addr, unsigned int len,
 struct aia_params;
 struct aia_state;
 struct irqchip_host;
-/* What the host's KVM offers (a scratch VM on cfg->dev); never fails. */
-void kvm_irqchip_probe(const struct vm_config *cfg, struct irqchip_host *h);
+/* What the host's KVM offers to vm (open); never fails. */
+void kvm_irqchip_probe(const struct vm *vm, struct irqchip_host *h);
 /* Create and initialise KVM's AIA (after the vCPUs, before they run). */
 int kvm_aia_create(struct vm *vm, const struct aia_params *p,
 		   struct aia_state *st);

@@ -28,17 +28,25 @@ struct boot_step {
 	bool per_boot;
 };
 
-/* Once: which interrupt controller the guest gets. */
+/*
+ * Once: which interrupt controller the guest gets, asked of the first
+ * boot's KVM VM, opened here and kept for the "kvm" step (no scratch VM
+ * made and torn down for the question).
+ */
 static int step_irqchip(struct machine *m)
 {
 	struct irqchip_host host;
 	const char *why = "";
 	int ret;
 
-	kvm_irqchip_probe(m->vm.cfg, &host);
+	ret = kvm_vm_open(&m->vm);
+	if (ret)
+		return ret;
+	kvm_irqchip_probe(&m->vm, &host);
 	ret = irqchip_select(m->vm.cfg, &host, &m->irqchip, &why);
 	if (ret) {
 		pr_err("%s", why);
+		kvm_vm_close(&m->vm);
 		return ret;
 	}
 	pr_debug(
@@ -184,9 +192,10 @@ static void step_gdb_down(struct machine *m)
 	gdb_server_stop(&m->gdb);
 }
 
+/* Every boot's KVM VM: the first boot's is the one step_irqchip opened. */
 static int step_kvm_up(struct machine *m)
 {
-	return kvm_vm_open(&m->vm);
+	return m->vm.vm_fd >= 0 ? 0 : kvm_vm_open(&m->vm);
 }
 
 static void step_kvm_down(struct machine *m)
@@ -348,7 +357,7 @@ static int step_batch(struct machine *m)
 }
 
 static const struct boot_step boot_steps[] = {
-	{ "irqchip", step_irqchip, NULL, false },
+	{ "irqchip", step_irqchip, step_kvm_down, false },
 	{ "ram", step_ram_up, step_ram_down, false },
 	{ "devices", step_devices_up, step_devices_down, false },
 	{ "iothread", step_iothread_up, step_iothread_down, false },
