@@ -21,7 +21,7 @@ echo -1 >/proc/sys/kernel/perf_event_paranoid
 echo 0 >/proc/sys/kernel/kptr_restrict
 # report NAME JOB DATA: the BENCH-like lines of one recording.
 report() {
-	$perf report -i "$3" --stdio --no-children --sort comm \
+	$perf report -i "$3" --stdio --no-children --sort comm -g none \
 		--percent-limit 1 >/tmp/perf.comm 2>/dev/null
 	# cpu-clock counts nanoseconds: the CPU time the samples stand for.
 	ms=$(sed -n 's/^# Event count (approx.): *\([0-9]*\).*/\1/p' /tmp/perf.comm |
@@ -30,13 +30,13 @@ report() {
 	# A vCPU's time in the guest: the host's timer interrupt that takes
 	# the sample ends the guest's run, and is taken in the host at
 	# kvm_arch_vcpu_ioctl_run (where KVM enables interrupts again).
-	$perf report -i "$3" --stdio --no-children --sort sym 2>/dev/null |
+	$perf report -i "$3" --stdio --no-children --sort sym -g none 2>/dev/null |
 		awk -v ms="${ms:-0}" -v p="PROFILE $1 $2 guest-ms" '
 			$NF == "kvm_arch_vcpu_ioctl_run" { g = $1 + 0 }
 			END { printf "%s %d\n", p, ms * g / 100 }'
 	grep '%' /tmp/perf.comm | grep -v '^#' |
 		awk -v p="PROFILE $1 $2 thread" '{ print p, $1, $2 }'
-	$perf report -i "$3" --stdio --no-children --sort dso \
+	$perf report -i "$3" --stdio --no-children --sort dso -g none \
 		--percent-limit 1 2>/dev/null | grep '%' | grep -v '^#' |
 		awk -v p="PROFILE $1 $2 object" '{ print p, $1, $2 }'
 	# The host kernel's call chains: the share of each system call and
@@ -46,7 +46,7 @@ report() {
 		awk -v p="PROFILE $1 $2 syscall" '
 			$NF ~ /^__riscv_sys_/ || $NF == "handle_page_fault" {
 				n = $NF; sub(/^__riscv_sys_/, "", n); print p, $1, n }'
-	$perf report -i "$3" --stdio --no-children --sort dso,sym \
+	$perf report -i "$3" --stdio --no-children --sort dso,sym -g none \
 		--percent-limit 0.5 2>/dev/null | grep '%' | grep -v '^#' |
 		awk -v p="PROFILE $1 $2 symbol" '{
 			pct = $1; $1 = ""; sub(/^ */, ""); print p, pct, $0 }'
