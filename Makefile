@@ -121,6 +121,7 @@ riscv-tests: $(BUILD)/riscv64/kvm-smoke $(BUILD)/riscv64/sbi-probe.Image lkvm \
 	     $(BM_IMAGES) $(BUILD)/images/extra.cpio \
 	     $(BUILD)/riscv64/ctl-peer \
 	     $(BUILD)/images/test-disk.img $(BUILD)/images/fio-root/fio passt-root \
+	     $(BUILD)/images/perf-root/perf \
 	     $(BUILD)/riscv64/dns-stub $(BUILD)/riscv64/vsock-peer kvm-selftests \
 	     stock-kernel $(BUILD)/images/stock-root.img
 
@@ -138,6 +139,11 @@ $(BUILD)/riscv64/kvm-selftests/plic_test: kernel-patches/series \
 # and make bench (scripts/tool-root.sh).
 $(BUILD)/images/fio-root/fio: scripts/tool-root.sh scripts/riscv64-fio-packages.txt | $(DEPS)
 	scripts/tool-root.sh fio $(BUILD)/images/fio-root
+
+# Debian's riscv64 perf and its libraries, for the host-perf case and
+# make bench's profile group (BENCH_ONLY=profile).
+$(BUILD)/images/perf-root/perf: scripts/tool-root.sh scripts/riscv64-perf-packages.txt | $(DEPS)
+	scripts/tool-root.sh perf $(BUILD)/images/perf-root
 
 # Debian's riscv64 passt, virtiofsd, qemu-storage-daemon and qemu-img with
 # their libraries for the emulated host, where lkvm runs them for user-mode
