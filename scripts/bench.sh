@@ -130,6 +130,7 @@ if want fio; then
 		--aia --timeout $((600 + 600 * rounds * nt)) "${kvmtool_add[@]}" \
 		--append "rvkvm.fio_transport=$(echo ${BENCH_FIO_TRANSPORT:-pci} | tr ' ' ,) rvkvm.fio_rounds=$rounds" \
 		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
+		--add "$RVKVM_TOP/tests/bench/fio-host-lib.sh:/rvkvm/fio-host-lib.sh" \
 		--add "$fio_variants:/rvkvm/fio-variants" \
 		--add "$fio_jobs:/rvkvm/fio-jobs" \
 		--add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
@@ -146,6 +147,7 @@ if named profile; then
 	"$RVKVM_TOP/scripts/tool-root.sh" perf "$RVKVM_BUILD/images/perf-root"
 	bench "profile: perf in the host, lkvm${KVMTOOL:+ and kvmtool}, while the guest runs fio" \
 		--aia --timeout 1800 "${kvmtool_add[@]}" \
+		--add "$RVKVM_TOP/tests/bench/fio-host-lib.sh:/rvkvm/fio-host-lib.sh" \
 		--add "$RVKVM_BUILD/images/perf-root:/opt/perf" \
 		--add "$RVKVM_BUILD/riscv64/bm-exit.Image:/rvkvm/bm-exit.Image" \
 		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \

@@ -15,6 +15,7 @@
 # in each round, as VMM "lkvm-NAME"; before them the host itself runs the
 # sequential jobs on the same file, as "host" (host_seq).  Prints
 # "BENCH <vmm>-r<round>-c<N>-<transport>-<job>-<measure> value unit" lines.
+. ./fio-host-lib.sh
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hz=100
 # The VMM's own CPU time is split once more: what its vCPU threads spent
@@ -38,16 +39,7 @@ counters() {
 run() {
 	name=$1
 	shift
-	# The same start for every guest: no page cache, memory compacted
-	# (huge pages for guest RAM).
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	echo 1 >/proc/sys/vm/compact_memory
-	rm -f /tmp/fio.img
-	dd if=/dev/zero of=/tmp/fio.img bs=1M count=256 2>/dev/null
-	rm -f /tmp/fifo && mkfifo /tmp/fifo
-	"$@" </dev/null >/tmp/fifo 2>&1 &
-	pid=$!
+	fio_guest_start "$@"
 	tr -d '\r' </tmp/fifo | while read -r tag job rest; do
 		case "$tag" in
 		fio-begin)

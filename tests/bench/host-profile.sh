@@ -14,6 +14,7 @@
 # "PROFILE <vmm> <job> thread|object|syscall|symbol PERCENT WHAT"; then the same for the
 # VMM's start and exit ("start-minimal", "start-plain", see start below),
 # with the ten runs' exit statuses ("... statuses 0x10").
+. ./fio-host-lib.sh
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 perf=/opt/perf/perf
 # Root profiles any process and sees the kernel's symbols.
@@ -55,14 +56,7 @@ report() {
 profile() {
 	name=$1
 	shift
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	echo 1 >/proc/sys/vm/compact_memory
-	rm -f /tmp/fio.img
-	dd if=/dev/zero of=/tmp/fio.img bs=1M count=256 2>/dev/null
-	rm -f /tmp/fifo && mkfifo /tmp/fifo
-	"$@" </dev/null >/tmp/fifo 2>&1 &
-	pid=$!
+	fio_guest_start "$@"
 	tr -d '\r' </tmp/fifo | while read -r tag job rest; do
 		[ "$job" = markers ] && continue
 		case "$tag" in

@@ -1,0 +1,17 @@
+# Sourced by the host side of the fio benchmarks (host-fio.sh,
+# host-profile.sh; scripts/bench.sh adds it as ./fio-host-lib.sh).
+#
+# fio_guest_start CMD...: the same start for every guest (no page cache,
+# memory compacted for huge pages of guest RAM, a fresh 256 MiB image at
+# /tmp/fio.img), then CMD in the background with its console into the
+# fifo /tmp/fifo, which the caller reads; its pid in $pid.
+fio_guest_start() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory
+	rm -f /tmp/fio.img
+	dd if=/dev/zero of=/tmp/fio.img bs=1M count=256 2>/dev/null
+	rm -f /tmp/fifo && mkfifo /tmp/fifo
+	"$@" </dev/null >/tmp/fifo 2>&1 &
+	pid=$!
+}
