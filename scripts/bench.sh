@@ -32,6 +32,11 @@ case $rounds in
 [1-9]) ;;
 *) die "BENCH_FIO_ROUNDS=$rounds: expected 1 to 9" ;;
 esac
+# BENCH_FIO_RUNTIME: the seconds each fio job runs (default 5), in the
+# guest and in the host's own sequential runs: longer jobs, narrower pairs.
+fio_runtime=${BENCH_FIO_RUNTIME:-5}
+[[ $fio_runtime =~ ^[1-9][0-9]{0,2}$ ]] && [ "$fio_runtime" -le 600 ] ||
+	die "BENCH_FIO_RUNTIME=$fio_runtime: expected 1 to 600 (seconds)"
 # BENCH_FS_FILES: the small files the fs group creates, stats and
 # unlinks per run (default 1000).
 fs_files=${BENCH_FS_FILES:-1000}
@@ -127,8 +132,8 @@ if want fio; then
 	# each, and 600 s more.
 	nt=$(echo ${BENCH_FIO_TRANSPORT:-pci} | wc -w)
 	bench "fio: lkvm aia${KVMTOOL:+, kvmtool} with 1 and 2 vCPUs on an AIA host" \
-		--aia --timeout $((600 + 600 * rounds * nt)) "${kvmtool_add[@]}" \
-		--append "rvkvm.fio_transport=$(echo ${BENCH_FIO_TRANSPORT:-pci} | tr ' ' ,) rvkvm.fio_rounds=$rounds" \
+		--aia --timeout $((600 + 600 * rounds * nt * ((fio_runtime + 4) / 5))) "${kvmtool_add[@]}" \
+		--append "rvkvm.fio_transport=$(echo ${BENCH_FIO_TRANSPORT:-pci} | tr ' ' ,) rvkvm.fio_rounds=$rounds rvkvm.fio_runtime=$fio_runtime" \
 		--guest-add "$RVKVM_BUILD/images/fio-root:/opt/fio" \
 		--add "$RVKVM_TOP/tests/bench/fio-host-lib.sh:/rvkvm/fio-host-lib.sh" \
 		--add "$fio_variants:/rvkvm/fio-variants" \
@@ -146,7 +151,8 @@ if named profile; then
 	"$RVKVM_TOP/scripts/tool-root.sh" fio "$RVKVM_BUILD/images/fio-root"
 	"$RVKVM_TOP/scripts/tool-root.sh" perf "$RVKVM_BUILD/images/perf-root"
 	bench "profile: perf in the host, lkvm${KVMTOOL:+ and kvmtool}, while the guest runs fio" \
-		--aia --timeout 1800 "${kvmtool_add[@]}" \
+		--aia --timeout $((1800 * ((fio_runtime + 4) / 5))) "${kvmtool_add[@]}" \
+		--append "rvkvm.fio_runtime=$fio_runtime" \
 		--add "$RVKVM_TOP/tests/bench/fio-host-lib.sh:/rvkvm/fio-host-lib.sh" \
 		--add "$RVKVM_BUILD/images/perf-root:/opt/perf" \
 		--add "$RVKVM_BUILD/riscv64/bm-exit.Image:/rvkvm/bm-exit.Image" \

@@ -5,7 +5,10 @@
 # KVM's exit counters and the VMM's CPU time there) and then
 # "FIO NAME MiB/s IOPS KiB-moved" from fio's terse output (version 3: field
 # 6 and 47 are KiB read and written, 7/48 KiB/s, 8/49 IOPS).
+# FIO_RUNTIME: from the kernel command line (the host's BENCH_FIO_RUNTIME),
+# which init passes on in the environment.
 export FIO_RUNTIME=${FIO_RUNTIME:-5}
+echo "fio-runtime $FIO_RUNTIME"
 FIO_JOBS=$(grep -c ^processor /proc/cpuinfo)
 export FIO_JOBS
 # The markers themselves (console output) cost exits: measured once with

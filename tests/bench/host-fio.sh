@@ -51,6 +51,8 @@ run() {
 			echo "$job $(($1 - m0)) $(($2 - e0)) $(($3 - c0)) $(($4 - g0)) $(($5 - v0))" >>/tmp/fio.counters
 			;;
 		FIO) echo "FIO $job $rest" >>/tmp/fio.counters ;;
+		# The seconds each job ran, as the guest saw FIO_RUNTIME.
+		fio-runtime) echo "BENCH $name-fio-runtime $job s" ;;
 		esac
 	done
 	wait $pid
@@ -95,7 +97,7 @@ host_seq() {
 		dd if=/dev/zero of=/tmp/fio.img bs=1M count=256 2>/dev/null
 		sed 's|^filename=.*|filename=/tmp/fio.img|; s|^direct=1|direct=0|' \
 			"$job" >/tmp/host.fio
-		FIO_RUNTIME=5 FIO_JOBS=$2 /opt/fio/fio --minimal --terse-version=3 \
+		FIO_RUNTIME=$fio_runtime FIO_JOBS=$2 /opt/fio/fio --minimal --terse-version=3 \
 			/tmp/host.fio 2>/dev/null | awk -F';' -v n="$1-$j" '{
 			printf "BENCH %s-MiB/s %.1f MiB/s\n", n, ($7 + $48) / 1024
 		}'
@@ -116,16 +118,17 @@ for t in $(echo "${ts:-pci}" | tr , ' '); do
 		while [ "$round" -le "${rounds:-2}" ]; do
 			host_seq "host-r$round-c$c-$t" $c
 			run "lkvm-r$round-c$c-$t" ./lkvm run $guest -c $c \
-				--irqchip aia --virtio-transport $t
+				--irqchip aia --virtio-transport $t -p "$fio_params"
 			# lkvm's variants (BENCH_FIO_LKVM): "NAME OPTIONS".
 			while read -r vname vopts; do
 				# shellcheck disable=SC2086
 				run "lkvm-$vname-r$round-c$c-$t" ./lkvm run $guest \
-					-c $c --irqchip aia --virtio-transport $t $vopts
+					-c $c --irqchip aia --virtio-transport $t \
+					-p "$fio_params" $vopts
 			done <fio-variants
 			[ -x ./kvmtool ] && run "kvmtool-r$round-c$c-$t" \
 				./kvmtool run $guest -c $c --virtio-transport $t \
-				-p console=ttyS0
+				-p "console=ttyS0 $fio_params"
 			round=$((round + 1))
 		done
 	done

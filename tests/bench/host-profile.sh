@@ -106,8 +106,9 @@ start() {
 	rm -f "/tmp/perf-$name-start-$line.data"
 }
 guest="-k Image -i guest-guest-fio.cpio.gz -m 512 -d /tmp/fio.img"
-profile lkvm ./lkvm run $guest -c 1 --irqchip aia
-[ -x ./kvmtool ] && profile kvmtool ./kvmtool run $guest -c 1 -p console=ttyS0
+profile lkvm ./lkvm run $guest -c 1 --irqchip aia -p "$fio_params"
+[ -x ./kvmtool ] && profile kvmtool ./kvmtool run $guest -c 1 \
+	-p "console=ttyS0 $fio_params"
 start lkvm minimal ./lkvm run -k bm-exit.Image --nodefaults -n mode=none
 start lkvm plain ./lkvm run -k bm-exit.Image
 if [ -x ./kvmtool ]; then

@@ -40,6 +40,12 @@ for bad in 0 10 x; do
 	t "rounds-$bad-refused" test $? -eq 1
 	t "rounds-$bad-named" grep -q "BENCH_FIO_ROUNDS=$bad: expected 1 to 9" "$tmp/bad.out"
 done
+for bad in 0 601 x; do
+	RVKVM_BUILD=$tmp/build BENCH_ONLY=fio BENCH_FIO_RUNTIME=$bad \
+		"$top/scripts/bench.sh" >"$tmp/bad.out" 2>&1
+	t "runtime-$bad-refused" test $? -eq 1
+	t "runtime-$bad-named" grep -q "BENCH_FIO_RUNTIME=$bad: expected 1 to 600 (seconds)" "$tmp/bad.out"
+done
 t rounds-refused-keeps-log cmp -s "$log" "$tmp/log.orig"
 
 # lkvm's variants (BENCH_FIO_LKVM) get a column and a ratio of their own,
