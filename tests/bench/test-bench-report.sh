@@ -34,18 +34,20 @@ t report-mean-ratio-pairs test "$(row c1-pci-seq-read-MiB/s)" = "300.00 200.00 1
 t report-one-pair test "$(row c1-pci-seq-write-MiB/s)" = "60.00 60.00 1.00 -"
 t report-no-ratio-of-zero test "$(row c1-pci-status)" = "0.00 0.00 - -"
 
-for bad in 0 10 x; do
-	RVKVM_BUILD=$tmp/build BENCH_ONLY=fio BENCH_FIO_ROUNDS=$bad \
+# A bad BENCH_FIO_ROUNDS or BENCH_FIO_RUNTIME: one line naming it, status 1.
+while read -r var bad want; do
+	env RVKVM_BUILD="$tmp/build" BENCH_ONLY=fio "$var=$bad" \
 		"$top/scripts/bench.sh" >"$tmp/bad.out" 2>&1
-	t "rounds-$bad-refused" test $? -eq 1
-	t "rounds-$bad-named" grep -q "BENCH_FIO_ROUNDS=$bad: expected 1 to 9" "$tmp/bad.out"
-done
-for bad in 0 601 x; do
-	RVKVM_BUILD=$tmp/build BENCH_ONLY=fio BENCH_FIO_RUNTIME=$bad \
-		"$top/scripts/bench.sh" >"$tmp/bad.out" 2>&1
-	t "runtime-$bad-refused" test $? -eq 1
-	t "runtime-$bad-named" grep -q "BENCH_FIO_RUNTIME=$bad: expected 1 to 600 (seconds)" "$tmp/bad.out"
-done
+	t "$var-$bad-refused" test $? -eq 1
+	t "$var-$bad-named" grep -q "$var=$bad: expected $want" "$tmp/bad.out"
+done <<'EOF2'
+BENCH_FIO_ROUNDS 0 1 to 9
+BENCH_FIO_ROUNDS 10 1 to 9
+BENCH_FIO_ROUNDS x 1 to 9
+BENCH_FIO_RUNTIME 0 1 to 600 (seconds)
+BENCH_FIO_RUNTIME 601 1 to 600 (seconds)
+BENCH_FIO_RUNTIME x 1 to 600 (seconds)
+EOF2
 t rounds-refused-keeps-log cmp -s "$log" "$tmp/log.orig"
 
 # lkvm's variants (BENCH_FIO_LKVM) get a column and a ratio of their own,
