@@ -18,12 +18,12 @@ bench() {
 # fio, fs (9p is another name for it), vsock, and profile, which runs only
 # when named; BENCH_ONLY=report prints the tables of the last run again.
 only=${BENCH_ONLY:-}
-want() {
-	[ -z "$only" ] || case " $only " in *" $1 "*) true ;; *) false ;; esac
-}
 # named NAME: the group was named in BENCH_ONLY (profile runs only then).
 named() {
 	case " $only " in *" $1 "*) true ;; *) false ;; esac
+}
+want() {
+	[ -z "$only" ] || named "$1"
 }
 # BENCH_FIO_ROUNDS: the fio runs' A B pairs per case, 1 to 9 (default 2),
 # and the rounds of the fs and vsock groups.

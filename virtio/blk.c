@@ -623,6 +623,15 @@ static bool blk_deep(const struct virtio_blk *blk)
 }
 
 /*
+ * Lock held: windows go on for this guest: asked for always, depth shown
+ * since the mark, or within the episode its depth opened.
+ */
+static bool blk_polls(const struct virtio_blk *blk, uint64_t now)
+{
+	return blk->poll_always || blk_deep(blk) || now < blk->deep_until;
+}
+
+/*
  * Lock held: the driver notified, and the pass that followed is done.
  * Unless polling was asked for (always), only a guest that showed more
  * than one request out since the last window gets one: one that waits
@@ -639,17 +648,16 @@ static bool blk_deep(const struct virtio_blk *blk)
 static void blk_poll_notified(struct virtio_blk *blk, unsigned int q)
 {
 	uint64_t now;
-	bool deep = blk_deep(blk);
 
 	/* Without EVENT_IDX the driver notifies anyway: nothing to gain. */
 	if (!blk->poll_max || !blk->vm.core.queues[q].event_idx)
 		return;
 	now = blk_now_ns();
-	if (!blk->poll_always && !deep && now >= blk->deep_until)
+	if (!blk_polls(blk, now))
 		return;
-	blk->overlap_mark = blk->overlapped;
-	if (!blk->poll_always && deep)
+	if (!blk->poll_always && blk_deep(blk))
 		blk->deep_until = now + VIRTIO_BLK_POLL_EPISODE_NS;
+	blk->overlap_mark = blk->overlapped;
 	if (blk->poll_stopped) {
 		if (now - blk->poll_stopped < blk->poll_max)
 			blk->poll_ns = blk->poll_ns * 2 < blk->poll_max ?
@@ -728,8 +736,7 @@ int64_t virtio_blk_busy_poll(struct virtio_blk *blk)
 	 * New requests since the last look (any pass took them) from a guest
 	 * with more than one out, or within its episode: go on.
 	 */
-	if (blk_taken(blk) != blk->poll_seen &&
-	    (blk->poll_always || blk_deep(blk) || now < blk->deep_until)) {
+	if (blk_taken(blk) != blk->poll_seen && blk_polls(blk, now)) {
 		blk_poll_until(blk, now + blk->poll_ns);
 		blk->overlap_mark = blk->overlapped;
 	} else if (!blk->polling) {
