@@ -395,6 +395,7 @@ static void blk_finish(struct virtio_blk *blk, struct virtio_blk_req *req)
 	}
 	req->busy = req->parked = false;
 	req->seq = 0;
+	blk->routes[req->q].inflight--;
 	if (!--blk->inflight)
 		pthread_cond_broadcast(&blk->drained);
 }
@@ -471,6 +472,8 @@ static int64_t blk_take(struct virtio_blk *blk, unsigned int q)
 	req->parked = false;
 	if (blk->inflight++)
 		blk->overlapped++;
+	if (blk->routes[q].inflight++)
+		blk->routes[q].overlapped++;
 	if (blk_decode(blk, req))
 		blk_submit(blk, req);
 	else
@@ -510,8 +513,10 @@ static bool blk_process(struct virtio_blk *blk, unsigned int q)
 		n = blk_take(blk, q);
 		if (n < 0)
 			break;
-		if (chains)
-			blk->overlapped++; /* the guest had sent both */
+		if (chains) { /* the guest had sent both */
+			blk->overlapped++;
+			blk->routes[q].overlapped++;
+		}
 		bytes += n;
 	}
 	return n >= 0;
@@ -670,12 +675,53 @@ static void blk_poll_notified(struct virtio_blk *blk, unsigned int q)
 	blk_poll_until(blk, now + blk->poll_ns);
 }
 
+/*
+ * Lock held, after a notification's pass over queue q that took taken
+ * chains: where the queue's next notifications go (see
+ * virtio_blk_set_route()).
+ */
+static void blk_route(struct virtio_blk *blk, unsigned int q, uint64_t taken)
+{
+	struct virtio_blk_route *r = &blk->routes[q];
+	uint64_t now = blk_now_ns();
+	bool vcpu;
+
+	if (r->vcpu)
+		blk->vcpu_taken += taken;
+	if (r->overlapped != r->mark) {
+		r->mark = r->overlapped;
+		r->until = now + VIRTIO_BLK_POLL_EPISODE_NS;
+		r->trial_left = 0;
+	}
+	if (now < r->until) {
+		vcpu = false; /* depth: the I/O thread */
+	} else if (r->vcpu) {
+		vcpu = now < r->trial_at; /* else time for a trial */
+	} else if (r->trial_left) {
+		vcpu = !--r->trial_left; /* the trial's last: back */
+	} else {
+		vcpu = true;
+	}
+	if (vcpu == r->vcpu ||
+	    !virtio_core_route_locked(&blk->vm.core, q, !vcpu))
+		return;
+	r->vcpu = vcpu;
+	blk->reroutes++;
+	if (vcpu)
+		r->trial_at = now + VIRTIO_BLK_ROUTE_TRIAL_NS;
+	else if (now >= r->until)
+		r->trial_left = VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES;
+}
+
 static void blk_notify(void *opaque, unsigned int q)
 {
 	struct virtio_blk *blk = opaque;
+	uint64_t taken = blk->requests[q];
 	bool more = blk_process(blk, q);
 
 	blk_poll_notified(blk, q);
+	if (blk->route)
+		blk_route(blk, q, blk->requests[q] - taken);
 	blk_settle(blk, more);
 }
 
@@ -703,6 +749,13 @@ void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns, bool always)
 	blk->poll_ns = max_ns < VIRTIO_BLK_POLL_MIN_NS ? max_ns :
 							 VIRTIO_BLK_POLL_MIN_NS;
 	blk->poll_stopped = 0;
+	virtio_mmio_unlock(&blk->vm);
+}
+
+void virtio_blk_set_route(struct virtio_blk *blk, bool on)
+{
+	virtio_mmio_lock(&blk->vm);
+	blk->route = on;
 	virtio_mmio_unlock(&blk->vm);
 }
 
@@ -777,6 +830,8 @@ static void blk_reset(void *opaque)
 	blk_poll_until(blk, 0);
 	blk->poll_stopped = 0;
 	blk->deep_until = 0;
+	for (unsigned int q = 0; q < VIRTIO_MMIO_MAX_QUEUES; q++)
+		blk->routes[q].until = blk->routes[q].trial_left = 0;
 	/* A busy-poll pass may have run during the wait, lock released. */
 	blk_set_polling(blk, false);
 }
@@ -895,6 +950,9 @@ int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
 	blk->overlapped = blk->overlap_mark = 0;
 	blk->poll_always = false;
 	blk->polling = blk->starved = false;
+	blk->route = false;
+	blk->reroutes = blk->vcpu_taken = 0;
+	memset(blk->routes, 0, sizeof(blk->routes));
 	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
 	if (!blk->reqs)
 		return -ENOMEM;

@@ -349,6 +349,19 @@ struct virtio_blk {
 	uint64_t overlap_mark; /* overlapped, when a window opened or grew */
 	uint64_t deep_until;   /* a deep guest's episode: windows go on */
 	bool poll_always;      /* a window after every notification */
+	/* Notification routing (virtio_blk_set_route), under vm.lock: */
+	bool route;	     /* route by depth; false: leave as bound */
+	uint64_t reroutes;   /* route changes */
+	uint64_t vcpu_taken; /* chains taken by passes routed to a vCPU */
+	struct virtio_blk_route {
+		bool vcpu;		 /* routed to the vCPU's exit */
+		unsigned int inflight;	 /* this queue's requests in flight */
+		uint64_t overlapped;	 /* taken with another of it out */
+		uint64_t mark;		 /* overlapped, at the last look */
+		uint64_t until;		 /* depth shown: the I/O thread */
+		uint64_t trial_at;	 /* on the vCPU: a trial from then */
+		unsigned int trial_left; /* notifications left in a trial */
+	} routes[VIRTIO_MMIO_MAX_QUEUES];
 };
 
 /*
@@ -410,6 +423,33 @@ void virtio_blk_poll(struct virtio_blk *blk);
 #define VIRTIO_BLK_POLL_MIN_NS 16000ULL
 #define VIRTIO_BLK_POLL_EPISODE_NS 100000000ULL
 void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns, bool always);
+
+/*
+ * Notifications by depth (virtio_route), queue by queue: a guest that
+ * waits for each request before it sends the next has its notifications
+ * served in the notifying vCPU's MMIO exit, which takes the request and
+ * submits it there (an in-memory disk's lone request completes inside
+ * it), saving the hand-off to the I/O thread and its wake-up.  A queue
+ * that shows more than one request out (a pass took two chains, or one
+ * with another of that queue in flight) has its notifications wake the
+ * I/O thread through its ioeventfd instead, so the vCPU returns to the
+ * guest at once and goes on queueing, until VIRTIO_BLK_POLL_EPISODE_NS
+ * after it last showed depth.  Served in the exit, a deep guest's
+ * requests can complete one by one before it sends the next and no
+ * longer look deep, so every VIRTIO_BLK_ROUTE_TRIAL_NS a queue on the
+ * vCPU tries the I/O thread for VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES
+ * notifications, and stays there if depth shows.  (Measured in the
+ * emulated host, fio 4 KiB random reads from a file on tmpfs, two vCPUs
+ * on two host CPUs, one round: depth 1 2843 IOPS in the exit, 2212 on
+ * the I/O thread; depth 32 served in the exit without trials 3174, on
+ * the I/O thread 10 339.)  Decided after each notification's pass,
+ * through the core's route hook (none: nothing moves).  With on false
+ * notifications stay where the owner bound them.  A reset ends episodes
+ * and trials and leaves the routes as they are.
+ */
+#define VIRTIO_BLK_ROUTE_TRIAL_NS 100000000ULL
+#define VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES 8
+void virtio_blk_set_route(struct virtio_blk *blk, bool on);
 
 /*
  * The I/O thread's poller (vmm/iothread.h): one look at the queues while

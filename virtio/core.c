@@ -164,6 +164,22 @@ void virtio_core_set_rearm(struct virtio_core *c, const struct virtio_rearm *r)
 	core_unlock(c);
 }
 
+void virtio_core_set_route(struct virtio_core *c, const struct virtio_route *r)
+{
+	pthread_mutex_lock(&c->lock);
+	c->route = r && r->fn ? *r : (struct virtio_route){ 0 };
+	core_unlock(c);
+}
+
+bool virtio_core_route_locked(struct virtio_core *c, unsigned int q,
+			      bool eventfd)
+{
+	if (q >= c->dev.num_queues || !c->route.fn)
+		return false;
+	c->route.fn(c->route.opaque, q, eventfd);
+	return true;
+}
+
 void virtio_core_rearm_locked(struct virtio_core *c, unsigned int q)
 {
 	if (q >= c->dev.num_queues)

@@ -94,6 +94,19 @@ struct virtio_rearm {
 	void *opaque;
 };
 
+/*
+ * Where queue q's notifications are served: on the notifier's own thread
+ * (eventfd true: the VMM's I/O thread, woken through a KVM ioeventfd) or
+ * in the notifying vCPU's MMIO exit (false).  Either way they end in the
+ * queue's notify(); a notification written while the route changes is
+ * served by one of the two.  Called with the core's lock held: must not
+ * call back into the core.
+ */
+struct virtio_route {
+	void (*fn)(void *opaque, unsigned int q, bool eventfd);
+	void *opaque;
+};
+
 /* Embeddable; fields are private to the core and its front-ends. */
 struct virtio_core {
 	pthread_mutex_t lock;
@@ -112,6 +125,7 @@ struct virtio_core {
 	bool dma_off;		  /* the transport forbids DMA */
 	uint32_t again;		  /* queues to notify again (no rearm hook) */
 	struct virtio_rearm rearm;
+	struct virtio_route route;
 	struct virtqueue queues[VIRTIO_CORE_MAX_QUEUES];
 };
 
@@ -140,6 +154,16 @@ void virtio_core_set_rearm(struct virtio_core *c, const struct virtio_rearm *r);
  * its notify() run again later (see "Re-arming" above).
  */
 void virtio_core_rearm_locked(struct virtio_core *c, unsigned int q);
+
+/* Install (fn NULL: remove) the route hook; takes the lock. */
+void virtio_core_set_route(struct virtio_core *c, const struct virtio_route *r);
+/*
+ * Lock held.  Serve queue q's notifications on the notifier's thread
+ * (eventfd) or in the vCPU's exit; false (nothing done) without a route
+ * hook or for a queue the device does not have.
+ */
+bool virtio_core_route_locked(struct virtio_core *c, unsigned int q,
+			      bool eventfd);
 
 /* Lock held.  Queue q, or NULL when q >= num_queues. */
 struct virtqueue *virtio_core_queue(struct virtio_core *c, unsigned int q);

@@ -37,6 +37,13 @@ enum virtio_transport {
 	VIRTIO_TRANSPORT_MMIO, /* virtio-mmio version 2 */
 };
 
+/* --io-notify: where the disks' queue notifications are served. */
+enum io_notify {
+	IO_NOTIFY_AUTO,	    /* vcpu without a spare host CPU, else iothread */
+	IO_NOTIFY_IOTHREAD, /* always the I/O thread, through ioeventfds */
+	IO_NOTIFY_VCPU,	    /* the vCPU's exit at depth 1, else iothread */
+};
+
 #define CONFIG_MAX_CPUS 32
 /* The largest guest RAM (-m); the board has room for it above RAM base. */
 #define CONFIG_RAM_MAX (512ULL << 30)
@@ -217,10 +224,11 @@ struct vm_config {
 	bool reboot_new_vm; /* --debug-reboot-new-vm: never keep the VM */
 	bool debug_ioport;  /* --debug-ioport: no port I/O on RISC-V */
 	unsigned int debug_iodelay_ms; /* --debug-iodelay */
-	int io_poll_us;	 /* --io-poll: the longest window; -1: automatic */
-	int tty;	 /* --tty N: console on a pty; -1: no */
-	bool no_seccomp; /* --no-seccomp */
-	bool no_reboot;	 /* --no-reboot: a guest reset ends the run */
+	int io_poll_us; /* --io-poll: the longest window; -1: automatic */
+	enum io_notify io_notify; /* --io-notify */
+	int tty;		  /* --tty N: console on a pty; -1: no */
+	bool no_seccomp;	  /* --no-seccomp */
+	bool no_reboot;		  /* --no-reboot: a guest reset ends the run */
 	unsigned int timeout_s;	 /* --timeout: stop the guest after; 0: never */
 	const char *console_log; /* --console-log: the whole console */
 	const char *gdb;	 /* --gdb tcp:[HOST:]PORT | unix:PATH */

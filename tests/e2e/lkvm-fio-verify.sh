@@ -33,4 +33,14 @@ polled() {
 		awk '$1 > 0 { ok = 1 } END { exit !ok }'
 }
 t fio-verify-requests-taken-polling polled
+# Two vCPUs on two host CPUs: notifications go to the vCPU at depth 1
+# (the boot's reads) and to the I/O thread at depth 16, every block
+# verifying across the moves.
+t fio-verify-vcpu-route has "notifications served in the vCPU's exit" /tmp/f.log
+rerouted() {
+	tr -d '\r' </tmp/f.log |
+		sed -n 's/.*requests taken in vCPU exits: \([0-9]*\), notification route changes: \([0-9]*\)$/\1 \2/p' |
+		awk '$1 > 0 && $2 >= 2 { ok = 1 } END { exit !ok }'
+}
+t fio-verify-rerouted rerouted
 exit $fail

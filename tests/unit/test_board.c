@@ -360,6 +360,33 @@ static void test_pci_notify_follows_bar(void **state)
 	fixture_free(fx);
 }
 
+/* A queue its device routed to the vCPU's exit does not follow the BAR. */
+static void test_pci_notify_skips_vcpu_queue(void **state)
+{
+	struct fixture *fx =
+		fixture_new_on(IRQCHIP_KIND_PLIC, VIRTIO_TRANSPORT_PCI);
+	struct board_slot *slot = &fx->board.virtio[0];
+
+	(void)state;
+	slot->kicks[0].fd = 42; /* as kicks_watch() would */
+	slot->kicks[1].fd = 43;
+	slot->kicks[1].vcpu = true;
+	slot->nr_kicks = 2;
+	kicks_bind(&fx->board, record_bind, fx);
+	ecam_wr(fx, PCI_BASE_ADDRESS_0, LAYOUT_PCI_MMIO32_BASE);
+	ecam_wr(fx, PCI_COMMAND, PCI_COMMAND_MEMORY);
+	assert_int_equal(fx->nr_binds, 1);
+	assert_int_equal(fx->binds[0].q, 0);
+	assert_true(fx->binds[0].assign);
+	ecam_wr(fx, PCI_COMMAND, 0); /* decoding off: unbound */
+	assert_int_equal(fx->nr_binds, 2);
+	assert_int_equal(fx->binds[1].q, 0);
+	assert_false(fx->binds[1].assign);
+	kicks_unbind(&fx->board);
+	slot->nr_kicks = 0;
+	fixture_free(fx);
+}
+
 /* INTx of device 0 (INTA) on the first PCI source, through the PLIC. */
 static void test_pci_intx_lines(void **state)
 {
@@ -389,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_pci_plic_tree),
 		cmocka_unit_test(test_pci_aia_tree),
 		cmocka_unit_test(test_pci_notify_follows_bar),
+		cmocka_unit_test(test_pci_notify_skips_vcpu_queue),
 		cmocka_unit_test(test_pci_intx_lines),
 	};
 

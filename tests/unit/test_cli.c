@@ -890,6 +890,29 @@ static void test_io_poll(void **state)
 		     "invalid --io-poll '1ms' (expected 0..100000 us)");
 }
 
+/* --io-notify auto|iothread|vcpu: auto unless given. */
+static void test_io_notify(void **state)
+{
+	struct res *r;
+
+	(void)state;
+	r = expect_run(parse("run", "Image"));
+	assert_int_equal(r->cfg.io_notify, IO_NOTIFY_AUTO);
+	res_free(r);
+	r = expect_run(parse("run", "--io-notify", "vcpu", "Image"));
+	assert_int_equal(r->cfg.io_notify, IO_NOTIFY_VCPU);
+	res_free(r);
+	r = expect_run(parse("run", "--io-notify=iothread", "Image"));
+	assert_int_equal(r->cfg.io_notify, IO_NOTIFY_IOTHREAD);
+	res_free(r);
+	r = expect_run(parse("run", "--io-notify=auto", "Image"));
+	assert_int_equal(r->cfg.io_notify, IO_NOTIFY_AUTO);
+	res_free(r);
+	expect_error(
+		parse("run", "--io-notify", "thread", "Image"),
+		"invalid --io-notify 'thread' (expected auto, iothread or vcpu)");
+}
+
 /* --9p dir[,tag]; -d DIR as the root over 9p. */
 static void test_9p(void **state)
 {
@@ -1476,6 +1499,7 @@ static const char *const long_opts[] = {
 	"--debug-reboot-new-vm",
 	"--debug-iodelay MS",
 	"--io-poll USEC",
+	"--io-notify WHERE",
 	"--gdb SPEC",
 	"--gdb-wait",
 	"--dump-on-panic FILE",
@@ -1792,6 +1816,7 @@ int main(void)
 		cmocka_unit_test(test_disks),
 		cmocka_unit_test(test_disk_formats),
 		cmocka_unit_test(test_io_poll),
+		cmocka_unit_test(test_io_notify),
 		cmocka_unit_test(test_9p),
 		cmocka_unit_test(test_fs),
 		cmocka_unit_test(test_bad_root_names),

@@ -208,6 +208,84 @@ static void test_kick_fd_edge(void **state)
 	fixture_free(fx);
 }
 
+struct bind_log {
+	uint32_t q;
+	bool assign;
+};
+
+static struct bind_log route_log[16];
+static unsigned int nr_route_log;
+
+static void record_any(void *opaque, uint64_t addr, unsigned int len,
+		       uint32_t q, int fd, bool assign)
+{
+	(void)opaque;
+	(void)addr;
+	(void)len;
+	(void)fd;
+	assert_true(nr_route_log < 16);
+	route_log[nr_route_log++] = (struct bind_log){ q, assign };
+}
+
+/* What a device does: route queue q, the core's lock held. */
+static bool route(struct fixture *fx, unsigned int q, bool eventfd)
+{
+	bool ret;
+
+	virtio_core_lock(&fx->fake.core);
+	ret = virtio_core_route_locked(&fx->fake.core, q, eventfd);
+	virtio_core_unlock(&fx->fake.core);
+	return ret;
+}
+
+/*
+ * A device routes a queue to the vCPU's exit: its eventfd is unbound
+ * (once), stays unbound at the next VM's binding, and is bound again
+ * when routed back; the other queues are left alone.
+ */
+static void test_route_unbinds(void **state)
+{
+	struct fixture *fx = fixture_new();
+
+	(void)state;
+	nr_route_log = 0;
+	assert_false(route(fx, 1, false)); /* no hook before kicks_watch */
+	assert_int_equal(kicks_watch(&fx->board, &fx->io), 0);
+	kicks_bind(&fx->board, record_any, fx);
+	assert_int_equal(nr_route_log, 1 + FAKE_QUEUES);
+	nr_route_log = 0;
+	assert_true(route(fx, 1, false));
+	assert_int_equal(nr_route_log, 1);
+	assert_int_equal(route_log[0].q, 1);
+	assert_false(route_log[0].assign);
+	assert_true(route(fx, 1, false)); /* already there: no call */
+	assert_true(route(fx, 0, true));
+	assert_int_equal(nr_route_log, 1);
+	assert_false(route(fx, FAKE_QUEUES, false)); /* no such queue */
+	assert_int_equal(nr_route_log, 1);
+	/* a new VM (a reboot): queue 1 stays on the exit path */
+	kicks_unbind(&fx->board);
+	nr_route_log = 0;
+	kicks_bind(&fx->board, record_any, fx);
+	assert_int_equal(nr_route_log, FAKE_QUEUES); /* rng's, fake's 0, 2 */
+	for (unsigned int i = 0; i < nr_route_log; i++) {
+		assert_true(route_log[i].assign);
+		assert_int_not_equal(route_log[i].q, 1);
+	}
+	nr_route_log = 0;
+	assert_true(route(fx, 1, true));
+	assert_int_equal(nr_route_log, 1);
+	assert_int_equal(route_log[0].q, 1);
+	assert_true(route_log[0].assign);
+	/* between VMs: the state changes, nothing is bound */
+	kicks_unbind(&fx->board);
+	nr_route_log = 0;
+	assert_true(route(fx, 2, false));
+	assert_int_equal(nr_route_log, 0);
+	assert_true(fx->board.virtio[1].kicks[2].vcpu);
+	fixture_free(fx);
+}
+
 /* Close is idempotent and leaves no fd behind. */
 static void test_close(void **state)
 {
@@ -231,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_one_fd_per_queue),
 		cmocka_unit_test(test_kick_reaches_its_queue),
 		cmocka_unit_test(test_kick_fd_edge),
+		cmocka_unit_test(test_route_unbinds),
 		cmocka_unit_test(test_close),
 	};
 

@@ -1060,6 +1060,119 @@ static void test_busy_poll_not_for_one_at_a_time(void **state)
 	assert_int_equal(f->d.reads, 7);
 }
 
+/* The route hook's calls: queue and where (true: the eventfd). */
+struct routes {
+	unsigned int n;
+	unsigned int q[8];
+	bool eventfd[8];
+};
+
+static void record_route(void *opaque, unsigned int q, bool eventfd)
+{
+	struct routes *r = opaque;
+
+	assert_true(r->n < 8);
+	r->q[r->n] = q;
+	r->eventfd[r->n++] = eventfd;
+}
+
+/*
+ * Notifications by depth: a queue with one request out at a time is
+ * routed to the vCPU's exit after its first notification; one that shows
+ * two out goes to the eventfd for the episode, and back once it is over.
+ * On the vCPU, a trial on the eventfd comes when due and lasts
+ * VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES notifications without depth.  Not
+ * asked for, or without a hook, nothing moves.
+ */
+static void test_route_by_depth(void **state)
+{
+	struct fix *f = *state;
+	struct routes r = { 0 };
+	const struct virtio_route hook = { record_route, &r };
+	struct virtio_blk_route *q0 = &f->blk.routes[0];
+	unsigned int reads = 0;
+	uint32_t id, len;
+
+	driver_up(f, V1 | F_FLUSH);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0); /* not asked for */
+	virtio_blk_set_route(&f->blk, true);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0); /* no hook */
+	reads += 2;
+	assert_int_equal(r.n, 0);
+	assert_false(q0->vcpu);
+	virtio_core_set_route(&f->blk.vm.core, &hook);
+	for (unsigned int i = 0; i < 3; i++, reads++) {
+		add_read(f);
+		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	}
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.q[0], 0);
+	assert_false(r.eventfd[0]);
+	assert_true(q0->vcpu);
+	assert_int_equal(f->blk.vcpu_taken, 2); /* after the move */
+	/* two out: the eventfd, kept for the episode's lone requests */
+	add_read(f);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	reads += 2;
+	assert_int_equal(r.n, 2);
+	assert_true(r.eventfd[1]);
+	assert_int_equal(f->blk.vcpu_taken, 4);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	reads++;
+	assert_int_equal(r.n, 2);
+	q0->until = now_ns() - 1; /* the episode is over */
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	reads++;
+	assert_int_equal(r.n, 3);
+	assert_false(r.eventfd[2]);
+	/* a trial when due: the eventfd for so many lone notifications */
+	q0->trial_at = now_ns() - 1;
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	reads++;
+	assert_int_equal(r.n, 4);
+	assert_true(r.eventfd[3]);
+	for (unsigned int i = 0; i < VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES; i++) {
+		assert_int_equal(r.n, 4);
+		add_read(f);
+		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+		reads++;
+	}
+	assert_int_equal(r.n, 5);
+	assert_false(r.eventfd[4]);
+	assert_true(q0->trial_at > now_ns()); /* the next one is later */
+	/* a trial that finds depth stays on the eventfd */
+	q0->trial_at = now_ns() - 1;
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	add_read(f);
+	add_read(f);
+	wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	reads += 3;
+	for (unsigned int i = 0; i < VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES; i++) {
+		add_read(f);
+		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+		reads++;
+	}
+	assert_int_equal(r.n, 6);
+	assert_true(r.eventfd[5]);
+	assert_int_equal(f->blk.reroutes, 6);
+	while (vqm_get_used(&f->m, &id, &len))
+		;
+	assert_int_equal(f->d.reads, reads);
+	assert_int_equal(q0->inflight, 0);
+	/* a reset ends the episode; the route stays where it is */
+	wr(f, VIRTIO_MMIO_STATUS, 0);
+	assert_int_equal(q0->until, 0);
+	assert_false(q0->vcpu);
+	virtio_core_set_route(&f->blk.vm.core, NULL);
+}
+
 /* --- with the worker-thread engine ------------------------------------- */
 
 struct poller {
@@ -2303,6 +2416,7 @@ int main(void)
 		T(test_busy_poll_deep_episode),
 		T(test_busy_poll_sleeps_in_flight),
 		T(test_busy_poll_not_for_one_at_a_time),
+		T(test_route_by_depth),
 		TMQ(test_slots_freed_in_pass),
 		T(test_busy_poll_needs_event_idx),
 		T(test_aio_flush_after_writes),

@@ -11,6 +11,7 @@
 #ifndef RVKVM_BOARD_H
 #define RVKVM_BOARD_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,11 +46,16 @@ struct board_irqchip {
 
 struct board_slot;
 
-/* A queue's notification: an eventfd behind a KVM ioeventfd (kicks.c). */
+/*
+ * A queue's notification: an eventfd behind a KVM ioeventfd
+ * (ioeventfds.c), unless the device routed the queue to the vCPU's MMIO
+ * exit (then not bound; under the board's bind_lock).
+ */
 struct board_kick {
 	struct board_slot *slot;
 	unsigned int q;
 	int fd;
+	bool vcpu;
 };
 
 /*
@@ -108,6 +114,8 @@ struct board {
 	/* Set by kicks_bind() for the life of a KVM VM, else NULL. */
 	board_bind_fn *bind;
 	void *bind_opaque;
+	/* Orders binding: BAR moves (vCPUs), routes (devices), boots. */
+	pthread_mutex_t bind_lock;
 };
 
 /* The guest physical address of RAM on this board. */

@@ -306,6 +306,7 @@ int board_up(struct board *b, struct vm *vm, const struct board_irqchip *chip,
 	int ret = 0;
 
 	*b = (struct board){ .vm = vm, .chip = *chip };
+	pthread_mutex_init(&b->bind_lock, NULL);
 	if (board_aia(b))
 		board_aia_params(b);
 	else
@@ -341,6 +342,7 @@ void board_down(struct board *b)
 	b->pci_live = false;
 	uart8250_destroy(&b->uart);
 	board_irqchip_down(b);
+	pthread_mutex_destroy(&b->bind_lock);
 }
 
 static void board_slot_res(struct board *b, unsigned int n, struct dev_res *res)
@@ -363,7 +365,10 @@ static void board_pin_set(void *opaque, int level)
 	board_irq_set(pin->board, pin->src, level);
 }
 
-/* Bind (or unbind) each queue's eventfd at the slot's notify address. */
+/*
+ * bind_lock held: bind (or unbind) the eventfd of each queue not routed
+ * to the vCPU at the slot's notify address.
+ */
 static void board_slot_bind(struct board_slot *slot, bool assign)
 {
 	struct board *b = slot->board;
@@ -371,8 +376,9 @@ static void board_slot_bind(struct board_slot *slot, bool assign)
 	if (!b->bind || !slot->notify)
 		return;
 	for (unsigned int q = 0; q < slot->nr_kicks; q++)
-		b->bind(b->bind_opaque, slot->notify, 2, q, slot->kicks[q].fd,
-			assign);
+		if (!slot->kicks[q].vcpu)
+			b->bind(b->bind_opaque, slot->notify, 2, q,
+				slot->kicks[q].fd, assign);
 }
 
 /* The bridge says where a BAR decodes now: follow BAR 0's notify. */
@@ -388,9 +394,11 @@ static void board_bar_moved(void *opaque, unsigned int devno, unsigned int bar,
 
 		if (!slot->pci || slot->devno != devno)
 			continue;
+		pthread_mutex_lock(&b->bind_lock);
 		board_slot_bind(slot, false);
 		slot->notify = new ? new + VIRTIO_PCI_NOTIFY_OFF : 0;
 		board_slot_bind(slot, true);
+		pthread_mutex_unlock(&b->bind_lock);
 	}
 }
 

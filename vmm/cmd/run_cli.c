@@ -299,8 +299,16 @@ static const struct cli_choice loglevels[] = {
 	{ NULL, 0, NULL },
 };
 
+static const struct cli_choice io_notifies[] = {
+	{ "auto", IO_NOTIFY_AUTO, NULL },
+	{ "iothread", IO_NOTIFY_IOTHREAD, NULL },
+	{ "vcpu", IO_NOTIFY_VCPU, NULL },
+	{ NULL, 0, NULL },
+};
+
 /* The enums the choices go into are stored as int. */
 _Static_assert(sizeof(enum console_type) == sizeof(int) &&
+		       sizeof(enum io_notify) == sizeof(int) &&
 		       sizeof(enum irqchip_choice) == sizeof(int) &&
 		       sizeof(enum virtio_transport) == sizeof(int),
 	       "a choice is stored through an int");
@@ -490,6 +498,16 @@ static const struct opt run_opts[] = {
 					 "guest, and only for a guest that keeps more\n"
 					 "than one request out (until 100 ms after)"),
 	  .field = CFG(io_poll_us), .kind = BOUND_INT, .data = &io_poll_bound },
+	{ OPT("io-notify", 0, "WHERE", set_choice,
+	      "Where the disks' notifications are served:\n"
+	      "vcpu (in the notifying vCPU's exit while the\n"
+	      "guest has one request out at a time, on the\n"
+	      "I/O thread while it keeps more out, until\n"
+	      "100 ms after), iothread (always on the I/O\n"
+	      "thread, woken through an ioeventfd) or auto\n"
+	      "(default: vcpu when the host has no more CPUs\n"
+	      "than the guest, else iothread)"),
+	  .field = CFG(io_notify), .data = io_notifies },
 	{ OPT("9p", 0, "DIR,TAG", run_set_9p,
 	      "Share the host's DIR with the guest over\n"
 	      "virtio-9p (9P2000.L) as TAG (default: kvm_9p):\n"

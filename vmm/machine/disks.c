@@ -128,6 +128,11 @@ static int disk_up(struct disks *d, const struct disk_config *dc,
 			" (in memory: a lone request inline)" :
 			"",
 		(unsigned long long)d->poll_ns / 1000, disk_poll_when(d));
+	pr_debug(
+		"%s: virtio-blk notifications served %s", dc->path,
+		d->route ?
+			"in the vCPU's exit at depth 1, else on the I/O thread" :
+			"on the I/O thread");
 	d->nr++;
 	return 0;
 }
@@ -151,6 +156,7 @@ int disks_watch(struct disks *d, struct iothread *io)
 		ret = qsdisk_watch(&d->qsd[i], io);
 	for (unsigned int i = 0; !ret && i < d->nr; i++) {
 		ret = iothread_add(io, d->aio[i].efd, disks_handle, &d->blk[i]);
+		virtio_blk_set_route(&d->blk[i], d->route);
 		if (!ret && d->poll_ns) {
 			virtio_blk_set_poll(&d->blk[i], d->poll_ns,
 					    d->poll_always);
@@ -174,6 +180,18 @@ static uint64_t disks_poll_ns(const struct vm_config *cfg)
 	return cpus > (long)cfg->nr_cpus ? CONFIG_IO_POLL_US * 1000ULL : 0;
 }
 
+/*
+ * --io-notify, or by default: a vCPU serving its own lone request saves
+ * the I/O thread's wake-up, which costs most where that thread has no
+ * host CPU of its own and must take a vCPU's turn.
+ */
+static bool disks_route(const struct vm_config *cfg)
+{
+	if (cfg->io_notify != IO_NOTIFY_AUTO)
+		return cfg->io_notify == IO_NOTIFY_VCPU;
+	return sysconf(_SC_NPROCESSORS_ONLN) <= (long)cfg->nr_cpus;
+}
+
 int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
 {
 	int ret = 0;
@@ -182,6 +200,7 @@ int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
 	d->nr_qsd = 0;
 	d->poll_ns = disks_poll_ns(cfg);
 	d->poll_always = cfg->io_poll_us >= 0;
+	d->route = disks_route(cfg);
 	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++) {
 		const struct disk_config *dc = &cfg->disks[i];
 
@@ -207,6 +226,11 @@ static void disk_report(const struct virtio_blk *blk, const char *path)
 	pr_debug("%s: virtio-blk requests per queue:%s", path, buf);
 	pr_debug("%s: virtio-blk requests taken while busy polling: %llu", path,
 		 (unsigned long long)blk->polled);
+	if (blk->route)
+		pr_debug(
+			"%s: virtio-blk requests taken in vCPU exits: %llu, notification route changes: %llu",
+			path, (unsigned long long)blk->vcpu_taken,
+			(unsigned long long)blk->reroutes);
 }
 
 void disks_down(struct disks *d)

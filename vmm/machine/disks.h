@@ -27,6 +27,7 @@ struct disks {
 	unsigned int nr_qsd;
 	uint64_t poll_ns; /* each disk's longest polling window (0: none) */
 	bool poll_always; /* --io-poll given: a window after every notification */
+	bool route; /* notifications by depth (--io-notify vcpu, or auto) */
 };
 
 /* A disk's request queues: queues=N, else nr_cpus; within 1..8. */

@@ -36,10 +36,54 @@ static void kicks_rearm(void *opaque, unsigned int q)
 			strerror(errno));
 }
 
+/* bind_lock held: (un)bind queue q's eventfd, where its address is known. */
+static void kick_bind(struct board_slot *slot, unsigned int q, bool assign)
+{
+	struct board *b = slot->board;
+
+	if (!b->bind)
+		return;
+	if (!slot->pci)
+		b->bind(b->bind_opaque,
+			slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY, 4, q,
+			slot->kicks[q].fd, assign);
+	else if (slot->notify)
+		b->bind(b->bind_opaque, slot->notify, 2, q, slot->kicks[q].fd,
+			assign);
+}
+
+/*
+ * The device's route (virtio_route; the core's lock held): queue q's
+ * notifications wake the I/O thread through the eventfd, or, unbound,
+ * exit to the vCPU thread.  A queue a back-end reads stays bound.
+ */
+static void kicks_route(void *opaque, unsigned int q, bool eventfd)
+{
+	struct board_slot *slot = opaque;
+	struct board_kick *k = &slot->kicks[q];
+
+	if (q >= slot->nr_kicks || (slot->backend_kicks & (1u << q)))
+		return;
+	pthread_mutex_lock(&slot->board->bind_lock);
+	if (k->vcpu == !eventfd) {
+		pthread_mutex_unlock(&slot->board->bind_lock);
+		return;
+	}
+	if (eventfd) {
+		k->vcpu = false;
+		kick_bind(slot, q, true);
+	} else {
+		kick_bind(slot, q, false);
+		k->vcpu = true;
+	}
+	pthread_mutex_unlock(&slot->board->bind_lock);
+}
+
 static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 {
 	unsigned int nq = slot->transport->core.dev.num_queues;
 	const struct virtio_rearm rearm = { kicks_rearm, slot };
+	const struct virtio_route route = { kicks_route, slot };
 
 	for (unsigned int q = 0; q < nq; q++) {
 		struct board_kick *k = &slot->kicks[q];
@@ -47,6 +91,7 @@ static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 
 		k->slot = slot;
 		k->q = q;
+		k->vcpu = false;
 		k->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (k->fd < 0)
 			return -errno;
@@ -58,6 +103,7 @@ static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
 			return ret;
 	}
 	virtio_core_set_rearm(&slot->transport->core, &rearm);
+	virtio_core_set_route(&slot->transport->core, &route);
 	return 0;
 }
 
@@ -72,27 +118,25 @@ int kicks_watch(struct board *b, struct iothread *io)
 
 void kicks_bind(struct board *b, kicks_bind_fn *fn, void *opaque)
 {
+	pthread_mutex_lock(&b->bind_lock);
 	b->bind = fn;
 	b->bind_opaque = opaque;
 	for (unsigned int i = 0; i < b->nr_virtio; i++) {
-		const struct board_slot *slot = &b->virtio[i];
+		struct board_slot *slot = &b->virtio[i];
 
-		for (unsigned int q = 0; q < slot->nr_kicks; q++) {
-			if (!slot->pci)
-				fn(opaque,
-				   slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY, 4,
-				   q, slot->kicks[q].fd, true);
-			else if (slot->notify)
-				fn(opaque, slot->notify, 2, q,
-				   slot->kicks[q].fd, true);
-		}
+		for (unsigned int q = 0; q < slot->nr_kicks; q++)
+			if (!slot->kicks[q].vcpu)
+				kick_bind(slot, q, true);
 	}
+	pthread_mutex_unlock(&b->bind_lock);
 }
 
 void kicks_unbind(struct board *b)
 {
+	pthread_mutex_lock(&b->bind_lock);
 	b->bind = NULL;
 	b->bind_opaque = NULL;
+	pthread_mutex_unlock(&b->bind_lock);
 }
 
 void kicks_close(struct board *b)
@@ -100,8 +144,10 @@ void kicks_close(struct board *b)
 	for (unsigned int i = 0; i < b->nr_virtio; i++) {
 		struct board_slot *slot = &b->virtio[i];
 
-		if (slot->nr_kicks)
+		if (slot->nr_kicks) {
 			virtio_core_set_rearm(&slot->transport->core, NULL);
+			virtio_core_set_route(&slot->transport->core, NULL);
+		}
 		while (slot->nr_kicks) {
 			struct board_kick *k = &slot->kicks[--slot->nr_kicks];
 

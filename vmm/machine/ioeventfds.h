@@ -8,7 +8,10 @@
  * (2-byte writes) wherever the guest has put its BAR, which the board
  * follows while the VM lives (board->bind).  A write of any other value
  * (a queue the device does not have) is not matched and takes the MMIO
- * exit path, where the transport ignores it.
+ * exit path, where the transport ignores it.  A device may route a
+ * queue to that path on purpose (virtio_route): its eventfd is then
+ * unbound, and bound again when the device routes it back; the
+ * notifications land in the same notify() either way.
  */
 #ifndef RVKVM_KICKS_H
 #define RVKVM_KICKS_H
