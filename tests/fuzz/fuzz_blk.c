@@ -26,6 +26,8 @@
  *        (polling is on with a window of a minute), which with bit 1
  *        set ends the window first: polling must then be off
  *   7    device reset, driver set-up again
+ * Notifications are routed by depth (virtio_blk_set_route) to a hook
+ * that checks the queue index.
  * The backend checks every call: inside the visible disk, whole sectors,
  * guest buffers inside the fake RAM and at most VIRTIO_BLK_REQ_MAX bytes,
  * no writes to a read-only disk.  Requests run inline (no engine).
@@ -289,6 +291,15 @@ static void fuzz_configure(struct fuzz_ctx *c, const uint8_t *cfg)
 static struct virtio_blk fuzz_devs[8];
 static bool fuzz_devs_up[8];
 
+/* The route hook: only the device's own queues are ever moved. */
+static void fuzz_route(void *opaque, unsigned int q, bool eventfd)
+{
+	const struct virtio_blk *blk = opaque;
+
+	(void)eventfd;
+	CHECK(q < blk->vm.core.dev.num_queues);
+}
+
 static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)
 {
 	struct virtio_blk_disk disk = {
@@ -313,9 +324,16 @@ static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)
 					 &disk, c->mq ? MQ_QUEUES : 1) == 0);
 		/* Both policies: multi-queue devices poll always. */
 		virtio_blk_set_poll(c->blk, 60ULL * 1000000000, c->mq);
+		/* Notifications routed by depth, to a hook that checks q. */
+		virtio_blk_set_route(c->blk, true);
+		virtio_core_set_route(
+			&c->blk->vm.core,
+			&(const struct virtio_route){ fuzz_route, c->blk });
 		fuzz_devs_up[key] = true;
 	}
 	CHECK(c->blk->disk.opaque == c && c->blk->inflight == 0);
+	for (unsigned int q = 0; q < VIRTIO_MMIO_MAX_QUEUES; q++)
+		CHECK(c->blk->routes[q].inflight == 0);
 	c->blk->disk.size = c->disk_size;
 	mmio_data_put(c->blk->config + VIRTIO_BLK_CFG_CAPACITY, 8,
 		      c->disk_size / SECTOR);
