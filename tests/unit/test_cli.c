@@ -893,21 +893,25 @@ static void test_io_poll(void **state)
 /* --io-notify auto|iothread|vcpu: auto unless given. */
 static void test_io_notify(void **state)
 {
-	struct res *r;
+	static const struct {
+		const char *arg; /* NULL: the option not given */
+		enum io_notify want;
+	} cases[] = {
+		{ NULL, IO_NOTIFY_AUTO },
+		{ "--io-notify=vcpu", IO_NOTIFY_VCPU },
+		{ "--io-notify=iothread", IO_NOTIFY_IOTHREAD },
+		{ "--io-notify=auto", IO_NOTIFY_AUTO },
+	};
 
 	(void)state;
-	r = expect_run(parse("run", "Image"));
-	assert_int_equal(r->cfg.io_notify, IO_NOTIFY_AUTO);
-	res_free(r);
-	r = expect_run(parse("run", "--io-notify", "vcpu", "Image"));
-	assert_int_equal(r->cfg.io_notify, IO_NOTIFY_VCPU);
-	res_free(r);
-	r = expect_run(parse("run", "--io-notify=iothread", "Image"));
-	assert_int_equal(r->cfg.io_notify, IO_NOTIFY_IOTHREAD);
-	res_free(r);
-	r = expect_run(parse("run", "--io-notify=auto", "Image"));
-	assert_int_equal(r->cfg.io_notify, IO_NOTIFY_AUTO);
-	res_free(r);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct res *r = expect_run(
+			cases[i].arg ? parse("run", cases[i].arg, "Image") :
+				       parse("run", "Image"));
+
+		assert_int_equal(r->cfg.io_notify, cases[i].want);
+		res_free(r);
+	}
 	expect_error(
 		parse("run", "--io-notify", "thread", "Image"),
 		"invalid --io-notify 'thread' (expected auto, iothread or vcpu)");
