@@ -692,6 +692,7 @@ static void blk_route(struct virtio_blk *blk, unsigned int q, uint64_t taken)
 		r->mark = r->overlapped;
 		r->until = now + VIRTIO_BLK_POLL_EPISODE_NS;
 		r->trial_left = 0;
+		r->trial_gap = VIRTIO_BLK_ROUTE_TRIAL_NS;
 	}
 	if (now < r->until) {
 		vcpu = false; /* depth: the I/O thread */
@@ -699,6 +700,8 @@ static void blk_route(struct virtio_blk *blk, unsigned int q, uint64_t taken)
 		vcpu = now < r->trial_at; /* else time for a trial */
 	} else if (r->trial_left) {
 		vcpu = !--r->trial_left; /* the trial's last: back */
+		if (vcpu && r->trial_gap < VIRTIO_BLK_ROUTE_TRIAL_MAX_NS)
+			r->trial_gap *= 2; /* it found no depth */
 	} else {
 		vcpu = true;
 	}
@@ -708,7 +711,7 @@ static void blk_route(struct virtio_blk *blk, unsigned int q, uint64_t taken)
 	r->vcpu = vcpu;
 	blk->reroutes++;
 	if (vcpu)
-		r->trial_at = now + VIRTIO_BLK_ROUTE_TRIAL_NS;
+		r->trial_at = now + r->trial_gap;
 	else if (now >= r->until)
 		r->trial_left = VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES;
 }
@@ -830,8 +833,10 @@ static void blk_reset(void *opaque)
 	blk_poll_until(blk, 0);
 	blk->poll_stopped = 0;
 	blk->deep_until = 0;
-	for (unsigned int q = 0; q < VIRTIO_MMIO_MAX_QUEUES; q++)
+	for (unsigned int q = 0; q < VIRTIO_MMIO_MAX_QUEUES; q++) {
 		blk->routes[q].until = blk->routes[q].trial_left = 0;
+		blk->routes[q].trial_gap = VIRTIO_BLK_ROUTE_TRIAL_NS;
+	}
 	/* A busy-poll pass may have run during the wait, lock released. */
 	blk_set_polling(blk, false);
 }
@@ -953,6 +958,8 @@ int virtio_blk_init_mq(struct virtio_blk *blk, const struct dev_res *res,
 	blk->route = false;
 	blk->reroutes = blk->vcpu_taken = 0;
 	memset(blk->routes, 0, sizeof(blk->routes));
+	for (unsigned int q = 0; q < VIRTIO_MMIO_MAX_QUEUES; q++)
+		blk->routes[q].trial_gap = VIRTIO_BLK_ROUTE_TRIAL_NS;
 	blk->reqs = calloc(VIRTIO_BLK_DEPTH, sizeof(*blk->reqs));
 	if (!blk->reqs)
 		return -ENOMEM;

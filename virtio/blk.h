@@ -360,6 +360,7 @@ struct virtio_blk {
 		uint64_t mark;		 /* overlapped, at the last look */
 		uint64_t until;		 /* depth shown: the I/O thread */
 		uint64_t trial_at;	 /* on the vCPU: a trial from then */
+		uint64_t trial_gap;	 /* ns from a move to the vCPU to it */
 		unsigned int trial_left; /* notifications left in a trial */
 	} routes[VIRTIO_MMIO_MAX_QUEUES];
 };
@@ -436,9 +437,13 @@ void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns, bool always);
  * guest at once and goes on queueing, until VIRTIO_BLK_POLL_EPISODE_NS
  * after it last showed depth.  Served in the exit, a deep guest's
  * requests can complete one by one before it sends the next and no
- * longer look deep, so every VIRTIO_BLK_ROUTE_TRIAL_NS a queue on the
- * vCPU tries the I/O thread for VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES
- * notifications, and stays there if depth shows.  (Measured in the
+ * longer look deep, so a queue on the vCPU tries the I/O thread for
+ * VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES notifications, and stays there if depth
+ * shows: VIRTIO_BLK_ROUTE_TRIAL_NS after it moved to the vCPU, twice as
+ * long after each trial that found no depth, up to
+ * VIRTIO_BLK_ROUTE_TRIAL_MAX_NS, and VIRTIO_BLK_ROUTE_TRIAL_NS again once
+ * the queue shows depth (each move is a KVM_IOEVENTFD call, whose SRCU
+ * grace period is felt by every vCPU).  (Measured in the
  * emulated host, fio 4 KiB random reads from a file on tmpfs, two vCPUs
  * on two host CPUs, one round: depth 1 2843 IOPS in the exit, 2212 on
  * the I/O thread; depth 32 served in the exit without trials 3174, on
@@ -448,6 +453,7 @@ void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns, bool always);
  * and trials and leaves the routes as they are.
  */
 #define VIRTIO_BLK_ROUTE_TRIAL_NS 100000000ULL
+#define VIRTIO_BLK_ROUTE_TRIAL_MAX_NS 800000000ULL
 #define VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES 8
 void virtio_blk_set_route(struct virtio_blk *blk, bool on);
 

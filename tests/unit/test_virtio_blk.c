@@ -1063,15 +1063,15 @@ static void test_busy_poll_not_for_one_at_a_time(void **state)
 /* The route hook's calls: queue and where (true: the eventfd). */
 struct routes {
 	unsigned int n;
-	unsigned int q[8];
-	bool eventfd[8];
+	unsigned int q[16];
+	bool eventfd[16];
 };
 
 static void record_route(void *opaque, unsigned int q, bool eventfd)
 {
 	struct routes *r = opaque;
 
-	assert_true(r->n < 8);
+	assert_true(r->n < 16);
 	r->q[r->n] = q;
 	r->eventfd[r->n++] = eventfd;
 }
@@ -1081,7 +1081,8 @@ static void record_route(void *opaque, unsigned int q, bool eventfd)
  * routed to the vCPU's exit after its first notification; one that shows
  * two out goes to the eventfd for the episode, and back once it is over.
  * On the vCPU, a trial on the eventfd comes when due and lasts
- * VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES notifications without depth.  Not
+ * VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES notifications without depth, the next
+ * twice as far off; depth brings the gap back to the first.  Not
  * asked for, or without a hook, nothing moves.
  */
 static void test_route_by_depth(void **state)
@@ -1145,7 +1146,9 @@ static void test_route_by_depth(void **state)
 	}
 	assert_int_equal(r.n, 5);
 	assert_false(r.eventfd[4]);
-	assert_true(q0->trial_at > now_ns()); /* the next one is later */
+	/* the next one is twice as far off */
+	assert_int_equal(q0->trial_gap, 2 * VIRTIO_BLK_ROUTE_TRIAL_NS);
+	assert_true(q0->trial_at > now_ns() + VIRTIO_BLK_ROUTE_TRIAL_NS);
 	/* a trial that finds depth stays on the eventfd */
 	q0->trial_at = now_ns() - 1;
 	add_read(f);
@@ -1162,6 +1165,22 @@ static void test_route_by_depth(void **state)
 	assert_int_equal(r.n, 6);
 	assert_true(r.eventfd[5]);
 	assert_int_equal(f->blk.reroutes, 6);
+	assert_int_equal(q0->trial_gap, VIRTIO_BLK_ROUTE_TRIAL_NS);
+	/* back on the vCPU; the gap stops growing at its longest */
+	q0->until = now_ns() - 1;
+	q0->trial_gap = VIRTIO_BLK_ROUTE_TRIAL_MAX_NS;
+	for (unsigned int i = 0; i < 2 + VIRTIO_BLK_ROUTE_TRIAL_NOTIFIES;
+	     i++, reads++) {
+		if (i == 1)
+			q0->trial_at = now_ns() - 1;
+		add_read(f);
+		wr(f, VIRTIO_MMIO_QUEUE_NOTIFY, 0);
+	}
+	assert_int_equal(r.n, 9);
+	assert_false(r.eventfd[6]);
+	assert_true(r.eventfd[7]);
+	assert_false(r.eventfd[8]);
+	assert_int_equal(q0->trial_gap, VIRTIO_BLK_ROUTE_TRIAL_MAX_NS);
 	while (vqm_get_used(&f->m, &id, &len))
 		;
 	assert_int_equal(f->d.reads, reads);
@@ -1169,7 +1188,7 @@ static void test_route_by_depth(void **state)
 	/* a reset ends the episode; the route stays where it is */
 	wr(f, VIRTIO_MMIO_STATUS, 0);
 	assert_int_equal(q0->until, 0);
-	assert_false(q0->vcpu);
+	assert_true(q0->vcpu);
 	virtio_core_set_route(&f->blk.vm.core, NULL);
 }
 
