@@ -833,10 +833,10 @@ static void blk_reset(void *opaque)
 	blk_poll_until(blk, 0);
 	blk->poll_stopped = 0;
 	blk->deep_until = 0;
-	for (unsigned int q = 0; q < VIRTIO_MMIO_MAX_QUEUES; q++) {
-		blk->routes[q].until = blk->routes[q].trial_left = 0;
-		blk->routes[q].trial_gap = VIRTIO_BLK_ROUTE_TRIAL_NS;
-	}
+	/*
+	 * The routes, their episodes and trials stay as they are: a guest
+	 * cannot reset its way past the time between two moves.
+	 */
 	/* A busy-poll pass may have run during the wait, lock released. */
 	blk_set_polling(blk, false);
 }

@@ -449,8 +449,10 @@ void virtio_blk_set_poll(struct virtio_blk *blk, uint64_t max_ns, bool always);
  * the I/O thread; depth 32 served in the exit without trials 3174, on
  * the I/O thread 10 339.)  Decided after each notification's pass,
  * through the core's route hook (none: nothing moves).  With on false
- * notifications stay where the owner bound them.  A reset ends episodes
- * and trials and leaves the routes as they are.
+ * notifications stay where the owner bound them.  A reset leaves the
+ * routes, episodes and trials as they are, so moves stay at least
+ * VIRTIO_BLK_POLL_EPISODE_NS apart whatever the guest does: two
+ * KVM_IOEVENTFD calls per queue per 100 ms at most.
  */
 #define VIRTIO_BLK_ROUTE_TRIAL_NS 100000000ULL
 #define VIRTIO_BLK_ROUTE_TRIAL_MAX_NS 800000000ULL

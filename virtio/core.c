@@ -176,8 +176,7 @@ bool virtio_core_route_locked(struct virtio_core *c, unsigned int q,
 {
 	if (q >= c->dev.num_queues || !c->route.fn)
 		return false;
-	c->route.fn(c->route.opaque, q, eventfd);
-	return true;
+	return c->route.fn(c->route.opaque, q, eventfd);
 }
 
 void virtio_core_rearm_locked(struct virtio_core *c, unsigned int q)

@@ -100,10 +100,11 @@ struct virtio_rearm {
  * in the notifying vCPU's MMIO exit (false).  Either way they end in the
  * queue's notify(); a notification written while the route changes is
  * served by one of the two.  Called with the core's lock held: must not
- * call back into the core.
+ * call back into the core.  false: the queue cannot be moved (a back-end
+ * reads its eventfd), nothing was done.
  */
 struct virtio_route {
-	void (*fn)(void *opaque, unsigned int q, bool eventfd);
+	bool (*fn)(void *opaque, unsigned int q, bool eventfd);
 	void *opaque;
 };
 
@@ -160,7 +161,8 @@ void virtio_core_set_route(struct virtio_core *c, const struct virtio_route *r);
 /*
  * Lock held.  Serve queue q's notifications on the notifier's thread
  * (eventfd) or in the vCPU's exit; false (nothing done) without a route
- * hook or for a queue the device does not have.
+ * hook, for a queue the device does not have, or one the hook cannot
+ * move.
  */
 bool virtio_core_route_locked(struct virtio_core *c, unsigned int q,
 			      bool eventfd);

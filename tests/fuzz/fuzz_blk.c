@@ -292,12 +292,13 @@ static struct virtio_blk fuzz_devs[8];
 static bool fuzz_devs_up[8];
 
 /* The route hook: only the device's own queues are ever moved. */
-static void fuzz_route(void *opaque, unsigned int q, bool eventfd)
+static bool fuzz_route(void *opaque, unsigned int q, bool eventfd)
 {
 	const struct virtio_blk *blk = opaque;
 
 	(void)eventfd;
 	CHECK(q < blk->vm.core.dev.num_queues);
+	return true;
 }
 
 static void fuzz_init_disk(struct fuzz_ctx *c, bool dwz)

@@ -262,6 +262,9 @@ static void test_route_unbinds(void **state)
 	assert_true(route(fx, 0, true));
 	assert_int_equal(nr_route_log, 1);
 	assert_false(route(fx, FAKE_QUEUES, false)); /* no such queue */
+	fx->board.virtio[1].backend_kicks = 1u << 2; /* a vhost reads it */
+	assert_false(route(fx, 2, false));
+	fx->board.virtio[1].backend_kicks = 0;
 	assert_int_equal(nr_route_log, 1);
 	/* a new VM (a reboot): queue 1 stays on the exit path */
 	kicks_unbind(&fx->board);

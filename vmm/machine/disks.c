@@ -4,6 +4,7 @@
  * virtio/blk_file.c; this file only pairs each -d with a device and a slot.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -156,7 +157,8 @@ int disks_watch(struct disks *d, struct iothread *io)
 		ret = qsdisk_watch(&d->qsd[i], io);
 	for (unsigned int i = 0; !ret && i < d->nr; i++) {
 		ret = iothread_add(io, d->aio[i].efd, disks_handle, &d->blk[i]);
-		virtio_blk_set_route(&d->blk[i], d->route);
+		if (!ret)
+			virtio_blk_set_route(&d->blk[i], d->route);
 		if (!ret && d->poll_ns) {
 			virtio_blk_set_poll(&d->blk[i], d->poll_ns,
 					    d->poll_always);
@@ -168,16 +170,29 @@ int disks_watch(struct disks *d, struct iothread *io)
 }
 
 /*
+ * The host CPUs lkvm's threads may run on: its affinity (taskset, a
+ * cpuset), else the online ones.
+ */
+static long disks_host_cpus(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
  * --io-poll, or by default: polling pays when the I/O thread has a host
  * CPU the vCPUs do not need.
  */
 static uint64_t disks_poll_ns(const struct vm_config *cfg)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
 	if (cfg->io_poll_us >= 0)
 		return (uint64_t)cfg->io_poll_us * 1000;
-	return cpus > (long)cfg->nr_cpus ? CONFIG_IO_POLL_US * 1000ULL : 0;
+	return disks_host_cpus() > (long)cfg->nr_cpus ?
+		       CONFIG_IO_POLL_US * 1000ULL :
+		       0;
 }
 
 /*
@@ -189,7 +204,7 @@ static bool disks_route(const struct vm_config *cfg)
 {
 	if (cfg->io_notify != IO_NOTIFY_AUTO)
 		return cfg->io_notify == IO_NOTIFY_VCPU;
-	return sysconf(_SC_NPROCESSORS_ONLN) <= (long)cfg->nr_cpus;
+	return disks_host_cpus() <= (long)cfg->nr_cpus;
 }
 
 int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)

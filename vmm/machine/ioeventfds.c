@@ -55,19 +55,20 @@ static void kick_bind(struct board_slot *slot, unsigned int q, bool assign)
 /*
  * The device's route (virtio_route; the core's lock held): queue q's
  * notifications wake the I/O thread through the eventfd, or, unbound,
- * exit to the vCPU thread.  A queue a back-end reads stays bound.
+ * exit to the vCPU thread.  A queue a back-end reads stays bound (false).
  */
-static void kicks_route(void *opaque, unsigned int q, bool eventfd)
+static bool kicks_route(void *opaque, unsigned int q, bool eventfd)
 {
 	struct board_slot *slot = opaque;
-	struct board_kick *k = &slot->kicks[q];
+	struct board_kick *k;
 
 	if (q >= slot->nr_kicks || (slot->backend_kicks & (1u << q)))
-		return;
+		return false;
+	k = &slot->kicks[q];
 	pthread_mutex_lock(&slot->board->bind_lock);
 	if (k->vcpu == !eventfd) {
 		pthread_mutex_unlock(&slot->board->bind_lock);
-		return;
+		return true;
 	}
 	if (eventfd) {
 		k->vcpu = false;
@@ -77,6 +78,7 @@ static void kicks_route(void *opaque, unsigned int q, bool eventfd)
 		k->vcpu = true;
 	}
 	pthread_mutex_unlock(&slot->board->bind_lock);
+	return true;
 }
 
 static int kicks_watch_slot(struct board_slot *slot, struct iothread *io)
