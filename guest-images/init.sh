@@ -11,6 +11,22 @@
 # comes from "rvkvm.role=" on the kernel command line (default: guest), so
 # nested runs keep their result markers apart.
 
+# The console's last lines may still wait in the serial driver's buffer,
+# going out as transmit interrupts come; poweroff -f would drop them (seen
+# on a loaded host: the result line lost).  Wait until the serial ports'
+# transmit counts stop moving (twice, 0.05 s apart), at most 3 s.
+drain_console() {
+	[ -r /proc/tty/driver/serial ] || return 0
+	prev='' same=0 i=0
+	while [ $same -lt 2 ] && [ $i -lt 60 ]; do
+		cur=$(grep -o 'tx:[0-9]*' /proc/tty/driver/serial | tr '\n' ' ')
+		if [ "$cur" = "$prev" ]; then same=$((same + 1)); else same=0; fi
+		prev=$cur
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 if [ "$1" = session ]; then
 	role=$2
 	if [ -x /rvkvm/test ]; then
@@ -25,6 +41,7 @@ if [ "$1" = session ]; then
 		# controlling tty: job control and Ctrl-C work in sh.
 		sh -l
 	fi
+	drain_console
 	sync
 	poweroff -f
 fi
