@@ -149,6 +149,13 @@ struct board_slot *board_virtio_slot_on(struct board *b, const char *what,
 int board_virtio_add(struct board_slot *slot, struct virtio_mmio *transport);
 
 /*
+ * bind_lock held: (un)bind queue q's eventfd (board->bind) at the slot's
+ * notify address (QueueNotify, or the PCI notify wherever the BAR is;
+ * nothing while it is unplaced or no VM is bound).
+ */
+void board_kick_bind(struct board_slot *slot, unsigned int q, bool assign);
+
+/*
  * A virtio device, as its glue module creates it, for board_virtio_attach().
  * init() sets the device up on the slot's resources and interrupt line
  * (slot->res, slot->line; slot->board is the board), whose transport is

@@ -365,20 +365,30 @@ static void board_pin_set(void *opaque, int level)
 	board_irq_set(pin->board, pin->src, level);
 }
 
+void board_kick_bind(struct board_slot *slot, unsigned int q, bool assign)
+{
+	struct board *b = slot->board;
+
+	if (!b->bind)
+		return;
+	if (!slot->pci)
+		b->bind(b->bind_opaque,
+			slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY, 4, q,
+			slot->kicks[q].fd, assign);
+	else if (slot->notify)
+		b->bind(b->bind_opaque, slot->notify, 2, q, slot->kicks[q].fd,
+			assign);
+}
+
 /*
  * bind_lock held: bind (or unbind) the eventfd of each queue not routed
  * to the vCPU at the slot's notify address.
  */
 static void board_slot_bind(struct board_slot *slot, bool assign)
 {
-	struct board *b = slot->board;
-
-	if (!b->bind || !slot->notify)
-		return;
 	for (unsigned int q = 0; q < slot->nr_kicks; q++)
 		if (!slot->kicks[q].vcpu)
-			b->bind(b->bind_opaque, slot->notify, 2, q,
-				slot->kicks[q].fd, assign);
+			board_kick_bind(slot, q, assign);
 }
 
 /* The bridge says where a BAR decodes now: follow BAR 0's notify. */

@@ -183,16 +183,14 @@ static long disks_host_cpus(void)
 }
 
 /*
- * --io-poll, or by default: polling pays when the I/O thread has a host
- * CPU the vCPUs do not need.
+ * --io-poll, or by default (spare: the I/O thread has a host CPU the
+ * vCPUs do not need): polling pays only then.
  */
-static uint64_t disks_poll_ns(const struct vm_config *cfg)
+static uint64_t disks_poll_ns(const struct vm_config *cfg, bool spare)
 {
 	if (cfg->io_poll_us >= 0)
 		return (uint64_t)cfg->io_poll_us * 1000;
-	return disks_host_cpus() > (long)cfg->nr_cpus ?
-		       CONFIG_IO_POLL_US * 1000ULL :
-		       0;
+	return spare ? CONFIG_IO_POLL_US * 1000ULL : 0;
 }
 
 /*
@@ -200,22 +198,23 @@ static uint64_t disks_poll_ns(const struct vm_config *cfg)
  * the I/O thread's wake-up, which costs most where that thread has no
  * host CPU of its own and must take a vCPU's turn.
  */
-static bool disks_route(const struct vm_config *cfg)
+static bool disks_route(const struct vm_config *cfg, bool spare)
 {
 	if (cfg->io_notify != IO_NOTIFY_AUTO)
 		return cfg->io_notify == IO_NOTIFY_VCPU;
-	return disks_host_cpus() <= (long)cfg->nr_cpus;
+	return !spare;
 }
 
 int disks_up(struct disks *d, const struct vm_config *cfg, struct board *b)
 {
+	bool spare = disks_host_cpus() > (long)cfg->nr_cpus;
 	int ret = 0;
 
 	d->nr = 0;
 	d->nr_qsd = 0;
-	d->poll_ns = disks_poll_ns(cfg);
+	d->poll_ns = disks_poll_ns(cfg, spare);
 	d->poll_always = cfg->io_poll_us >= 0;
-	d->route = disks_route(cfg);
+	d->route = disks_route(cfg, spare);
 	for (unsigned int i = 0; !ret && i < cfg->nr_disks; i++) {
 		const struct disk_config *dc = &cfg->disks[i];
 

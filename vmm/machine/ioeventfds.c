@@ -36,22 +36,6 @@ static void kicks_rearm(void *opaque, unsigned int q)
 			strerror(errno));
 }
 
-/* bind_lock held: (un)bind queue q's eventfd, where its address is known. */
-static void kick_bind(struct board_slot *slot, unsigned int q, bool assign)
-{
-	struct board *b = slot->board;
-
-	if (!b->bind)
-		return;
-	if (!slot->pci)
-		b->bind(b->bind_opaque,
-			slot->res.base + VIRTIO_MMIO_QUEUE_NOTIFY, 4, q,
-			slot->kicks[q].fd, assign);
-	else if (slot->notify)
-		b->bind(b->bind_opaque, slot->notify, 2, q, slot->kicks[q].fd,
-			assign);
-}
-
 /*
  * The device's route (virtio_route; the core's lock held): queue q's
  * notifications wake the I/O thread through the eventfd, or, unbound,
@@ -66,16 +50,9 @@ static bool kicks_route(void *opaque, unsigned int q, bool eventfd)
 		return false;
 	k = &slot->kicks[q];
 	pthread_mutex_lock(&slot->board->bind_lock);
-	if (k->vcpu == !eventfd) {
-		pthread_mutex_unlock(&slot->board->bind_lock);
-		return true;
-	}
-	if (eventfd) {
-		k->vcpu = false;
-		kick_bind(slot, q, true);
-	} else {
-		kick_bind(slot, q, false);
-		k->vcpu = true;
+	if (k->vcpu == eventfd) {
+		k->vcpu = !eventfd;
+		board_kick_bind(slot, q, eventfd);
 	}
 	pthread_mutex_unlock(&slot->board->bind_lock);
 	return true;
@@ -128,7 +105,7 @@ void kicks_bind(struct board *b, kicks_bind_fn *fn, void *opaque)
 
 		for (unsigned int q = 0; q < slot->nr_kicks; q++)
 			if (!slot->kicks[q].vcpu)
-				kick_bind(slot, q, true);
+				board_kick_bind(slot, q, true);
 	}
 	pthread_mutex_unlock(&b->bind_lock);
 }
